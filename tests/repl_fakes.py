@@ -40,6 +40,7 @@ from agent_cli.events import (
     Usage,
 )
 from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session.catalog import Call, Exchange, SessionSummary
 from agent_cli.session.instructions import ProjectInstructions
 from agent_cli.session.model_choice import ListedModel, ModelListing
@@ -178,6 +179,8 @@ class FakeSession:
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
     # (folder, state) of this session's items kept for another folder (`earlier_durable`)
     earlier_items: tuple[str, DurableContextState] | None = None
+    learn_script: list[Any] = field(default_factory=list)  # what a dotenv check yields
+    known_secrets: tuple[str, ...] = ()  # what `redact_known_secrets` hides
 
     @property
     def transcript_path(self) -> str:
@@ -213,6 +216,15 @@ class FakeSession:
 
     def last_recorded_tool_result(self) -> ToolFinished | None:
         return self.recorded_tool_result
+
+    def learn_dotenv_changes(self) -> Iterator[SessionEvent]:
+        self.calls.append(("learn_dotenv_changes",))
+        yield from self.learn_script
+
+    def redact_known_secrets(self, text: str) -> str:
+        for secret in self.known_secrets:
+            text = text.replace(secret, REDACTED_MARK)
+        return text
 
     def stats(self) -> SessionStats:
         return self.stats_value

@@ -100,3 +100,70 @@ def test_a_value_written_to_dotenv_before_a_compaction_never_reaches_its_summary
     assert codes(events)[0] == "dotenv_learned"
     assert STRIPE not in json.dumps(list(session.view))
     session.close()
+
+
+def test_a_value_written_to_dotenv_before_a_context_preview_is_checked_hidden_and_said_once(
+    tmp_path: Path,
+) -> None:
+    """`/context` shows what the next request carries and `/last` what a call returned,
+    sending nothing: each checks first (`learn_dotenv_changes`), so a value written to
+    `.env` since the last request is hidden in what they show, said before it, and said
+    only once (the next request learns nothing new and carries none of it)."""
+    agents = f"# Rules\nUse the token {TOKEN} for the staging API.\n"
+    provider = ScriptedProvider(
+        [
+            [tool_use("t1", "bash", command="cat notes.txt")],
+            [{"type": "text", "text": f"notes.txt holds {TOKEN}."}],
+            [{"type": "text", "text": "answer"}],
+        ]
+    )
+    session = make_session(notes_workspace(tmp_path, {"AGENTS.md": agents}), provider)
+    drain(session.run_turn("show notes"))
+    (session.workspace / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")  # another window
+    assert session.redact_known_secrets(f"temp token {TOKEN}") == f"temp token {TOKEN}"
+
+    events = drain(session.learn_dotenv_changes())
+
+    assert codes(events) == ["dotenv_learned", "project_instructions_redacted"]
+    preview = session.context_preview()
+    shown = json.dumps([preview.message_lines, preview.project_instructions])
+    assert TOKEN not in shown and f"notes.txt holds {REDACTED_MARK}" in shown
+    assert session.last_summary() is None and TOKEN not in json.dumps(list(session.view))
+    assert session.redact_known_secrets(f"temp token {TOKEN}") == f"temp token {REDACTED_MARK}"
+    assert provider.requests and len(provider.requests) == 2  # the check sent nothing
+    later = drain(session.run_turn("thanks"))
+    assert "dotenv_learned" not in codes(later)  # learned once, said once
+    assert TOKEN not in json.dumps(provider.requests[2].messages)
+    session.close()
+
+
+def test_a_value_learned_while_tool_results_are_held_leaves_them_before_they_are_sent(
+    tmp_path: Path,
+) -> None:
+    """A full disk holds a call's results out of the view until they can be recorded; a
+    check between turns (`/context`) learns a value they hold: they rejoin the view, and
+    the next request, without it."""
+    from faults_support import FillableDisk
+
+    disk = FillableDisk()
+    provider = ScriptedProvider(
+        [
+            [tool_use("t1", "read_file", path="notes.txt")],
+            [{"type": "text", "text": "answer"}],
+        ]
+    )
+    session = make_session(notes_workspace(tmp_path), provider, transcript_fs=disk)
+    disk.fill(when=b'"tool_result"')
+    drain(session.run_turn("read notes.txt"))
+    assert session.held_results is not None
+    (session.workspace / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+
+    assert codes(drain(session.learn_dotenv_changes())) == ["dotenv_learned"]
+    disk.free()
+    events = drain(session.run_turn("and now?"))
+
+    assert "results_recorded" in codes(events)
+    sent = json.dumps(provider.requests[-1].messages)
+    assert TOKEN not in sent and f"temp token {REDACTED_MARK}" in sent
+    assert TOKEN not in json.dumps(list(session.view))
+    session.close()

@@ -229,7 +229,9 @@ def _compact(context: CommandContext, args: str) -> None:
 
 
 def _summary(context: CommandContext, args: str) -> None:
+    """The summary every request carries, after the dotenv check a request runs first."""
     require_no_args("/summary", args)
+    context.render_events(context.session.learn_dotenv_changes())
     text = context.session.last_summary()
     if text is None:
         say(context, "No summary yet: the conversation has not been summarized.", "dim")
@@ -238,7 +240,10 @@ def _summary(context: CommandContext, args: str) -> None:
 
 
 def _context(context: CommandContext, args: str) -> None:
+    """The next request as it would go: the dotenv files are checked first, as before a
+    request, so a value written to one since is hidden here too and said."""
     require_no_args("/context", args)
+    context.render_events(context.session.learn_dotenv_changes())
     preview = context.session.context_preview()
     unused = _unused_instructions_words(context)
     if unused is not None:
@@ -315,9 +320,22 @@ def _timeline(context: CommandContext, args: str) -> None:
 
 def _last(context: CommandContext, args: str) -> None:
     """The last result whole: its artifact read back when it was stored as one, through
-    the pager when it is taller than the screen (`pager.show_long`)."""
+    the pager when it is taller than the screen (`pager.show_long`). The dotenv files are
+    checked first, as before a request, and what was kept of the result is shown with
+    every secret known then redacted: a value written to `.env` since the call ran is
+    hidden here as it is from the next request."""
     require_no_args("/last", args)
-    show_long(context.console, _build_last_view(context, context.last_tool_result()))
+    context.render_events(context.session.learn_dotenv_changes())
+    show_long(context.console, _build_last_view(context, _last_result(context)))
+
+
+def _last_result(context: CommandContext) -> ToolFinished | None:
+    """The last result as the REPL kept it, redacted of the secrets known now."""
+    result = context.last_tool_result()
+    if result is None:
+        return None
+    redact = context.session.redact_known_secrets
+    return dataclasses.replace(result, summary=redact(result.summary), output=redact(result.output))
 
 
 def _build_last_view(context: CommandContext, result: ToolFinished | None) -> RenderableType:

@@ -185,10 +185,13 @@ def sources_command(context: CommandContext, args: str) -> None:
 
 def expand_command(context: CommandContext, args: str) -> None:
     """`/expand <pointer>`, or `/expand 3`: the pointer shown with `(/expand 3)`; through
-    the pager when it is taller than the screen, like `/last` (`pager.show_long`)."""
+    the pager when it is taller than the screen, like `/last` (`pager.show_long`). The
+    dotenv files are checked first, as before a request, so the excerpt (redacted of the
+    secrets known) hides a value written to one since."""
     typed = require_one_id("/expand", args)
     number = parse_handle(typed)
     pointer = typed if number is None else _numbered_pointer(context, number)
+    context.render_events(context.session.learn_dotenv_changes())
     show_long(context.console, views.build_expansion_view(context.session.expand(pointer)))
 
 

@@ -124,6 +124,18 @@ class SessionPort(Protocol):
         session before a call has run); None when there is none."""
         ...
 
+    # --- secrets, before a view of what the model gets ----------------------------------
+
+    def learn_dotenv_changes(self) -> Iterator[SessionEvent]:
+        """Check the dotenv files now, as before a request: what changed is learned and
+        hidden from all the next request carries; yields the notices that say so (shown
+        before `/context` and `/last`)."""
+        ...
+
+    def redact_known_secrets(self, text: str) -> str:
+        """`text` with every secret known now redacted (what `/last` shows again)."""
+        ...
+
     # --- figures ------------------------------------------------------------------------
 
     def stats(self) -> SessionStats: ...

@@ -150,12 +150,23 @@ class Conversation:
         is redacted (`resumed_secrets.redact_resumed_view`); how many occurrences. Nothing
         is recorded: the transcript keeps what it wrote, as for a resume, and what is sent
         comes from the view. A message holding none of them is the same object; the index
-        meets a view that does not extend the one it holds and rebuilds itself. (Values
-        are learned while a call runs, and no call runs while results are held, or
-        before a request, once held results are recorded.)"""
+        meets a view that does not extend the one it holds and rebuilds itself. Held
+        results and their call are redacted too, so they rejoin the view without the
+        values (and the results are recorded so): a check for values may run while they
+        are held (a view the user opens between turns, `Session.learn_dotenv_changes`)."""
         view, count = redact_resumed_view(self._view, secrets)
         if count:
             self._replace(view)
+        return count + self._redact_held(secrets)
+
+    def _redact_held(self, secrets: SecretForms) -> int:
+        """Redact `secrets` from the held call and results; how many occurrences."""
+        if self._held is None:
+            return 0
+        held, count = redact_resumed_view(self._held, secrets)
+        if count:
+            call, results = held
+            self._held = (call, results)
         return count
 
     def hold_unrecorded_results(self, results: Message) -> None:

@@ -374,6 +374,20 @@ class Session:
         learned, hidden and said before the next request (`TurnRunner.learn_before_request`)."""
         self._runner.dotenv_check = check
 
+    def learn_dotenv_changes(self) -> Iterator[SessionEvent]:
+        """Check the dotenv files now, as before a request (`TurnRunner.learn_before_request`):
+        what they gained is learned and hidden at once from all the next request carries,
+        and the notices a request would be preceded by are yielded. For the views that show
+        what the next request carries or what the model got (`/context`, `/last`): they
+        send nothing, yet must not show a value written to `.env` since the last request."""
+        return self._runner.learn_before_request()
+
+    def redact_known_secrets(self, text: str) -> str:
+        """`text` with every secret known now redacted, as the view and the read-back of a
+        stored output are: for what the REPL kept of a result made before a value was
+        learned and shows again (`/last`)."""
+        return self.toolbox.secret_forms.redact(text)
+
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         """Show a running command's output as it arrives (the REPL's live view); None stops."""
         self.toolbox.output_watcher = watcher

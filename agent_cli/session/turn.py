@@ -281,8 +281,10 @@ class TurnRunner:
         say at once what that learned: a file the user edited between turns, with no call
         running to see it, is learned before the very next request (a turn's first, a
         follow-up, one compaction's summary, `/compact`'s), which then carries none of its
-        values. Called only once held results are recorded: the view they rejoin was
-        redacted without them. Costs a check (`tools.dotenv_watch`: stats, nothing read
+        values; and before a view the user opens shows what the next request carries or
+        the last result was (`Session.learn_dotenv_changes`), which sends nothing. Held
+        results are redacted with the view (`Conversation.redact_view`), so they rejoin it
+        without the values. Costs a check (`tools.dotenv_watch`: stats, nothing read
         unless a stamp changed)."""
         if self.dotenv_check is not None:
             self.dotenv_check()
