@@ -47,7 +47,7 @@ def test_the_newest_call_that_ran_is_read_back_with_its_output():
         message("assistant", call("t2")),
         message("user", result("t2", STOPPED, is_error=True)),
     ]
-    finished = read_last_tool_result(records)
+    finished = read_last_tool_result(records, "s-1")
     assert finished is not None
     assert (finished.tool_use_id, finished.name, finished.is_error) == ("t2", "bash", True)
     assert finished.output == STOPPED
@@ -60,7 +60,7 @@ def test_calls_that_never_ran_are_passed_over():
         message("assistant", call("t1"), call("t2")),
         message("user", result("t1", "Exit code: 3\nboom\n"), result("t2", not_run, True)),
     ]
-    finished = read_last_tool_result(records)
+    finished = read_last_tool_result(records, "s-1")
     assert finished is not None and finished.tool_use_id == "t1"
     assert finished.summary.startswith("exit 3, ")  # so /last calls it failed, as live
 
@@ -71,9 +71,19 @@ def test_a_stored_output_names_its_artifact_and_its_whole_size():
         f"row 400\n[Full output: {POINTER}]"
     )
     records = [message("assistant", call("t1")), message("user", result("t1", preview))]
-    finished = read_last_tool_result(records)
+    finished = read_last_tool_result(records, "s-1")
     assert finished is not None
     assert (finished.artifact_pointer, finished.size_bytes) == (POINTER, 3213)
+
+
+def test_an_output_ending_like_a_stored_one_names_no_other_sessions_artifact():
+    # a small output of a command whose last line is shaped as the stored-output line
+    for named in (POINTER.replace(":s-1:", ":s-2:"), "artifact:s-1:abc.txt:nothex"):
+        text = f"Exit code: 0\nhello\n[Full output: {named}]"
+        records = [message("assistant", call("t1")), message("user", result("t1", text))]
+        finished = read_last_tool_result(records, "s-1")
+        assert finished is not None and finished.artifact_pointer is None
+        assert finished.output == text  # shown as the output it was
 
 
 def test_a_secret_known_now_is_redacted_in_what_is_read_back():
@@ -82,13 +92,13 @@ def test_a_secret_known_now_is_redacted_in_what_is_read_back():
         message("assistant", call("t1")),
         message("user", result("t1", f"Exit code: 0\nTOKEN={secret}\n")),
     ]
-    finished = read_last_tool_result(records, SecretForms.from_values([secret]))
+    finished = read_last_tool_result(records, "s-1", SecretForms.from_values([secret]))
     assert finished is not None and secret not in finished.output
     assert "TOKEN=" in finished.output
 
 
 def test_a_transcript_without_calls_has_no_last_result():
-    assert read_last_tool_result([message("user", {"type": "text", "text": "hi"})]) is None
+    assert read_last_tool_result([message("user", {"type": "text", "text": "hi"})], "s-1") is None
 
 
 def test_a_real_resumed_session_gives_its_last_recorded_result(tmp_path: Path):

@@ -326,7 +326,9 @@ class Session:
         from agent_cli.session.last_result import read_last_tool_result
 
         try:
-            return read_last_tool_result(self.log.replay(), self.toolbox.secret_forms)
+            return read_last_tool_result(
+                self.log.replay(), self.session_id, self.toolbox.secret_forms
+            )
         except (StoreError, OSError):
             return None
 
