@@ -52,6 +52,35 @@ def hidden_by_every_reader(value: str) -> list[set[str]]:
 
 
 @pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        (f"https://door.example.com/open?access_code={TOKEN}", TOKEN),
+        (f"https://app.example.com/cb?accessCode={TOKEN}&lang=en", TOKEN),
+        (f"https://login.example.com/verify?user=ann&otp={OTP}", OTP),
+        (f"https://login.example.com/verify?totp_code={OTP}", OTP),
+        (f"https://bank.example.com/card?pin={OTP}", OTP),
+        (f"https://bank.example.com/card?pinCode={OTP}", OTP),
+        (f"https://auth.example.com/token?code_verifier={TOKEN}&grant_type=x", TOKEN),
+        (f"https://meet.example.com/j/81234567890?passcode={TOKEN}", TOKEN),
+        # `;` between parameters, as older servers write them
+        (f"https://api.example.com/v1/items?limit=5;token={TOKEN}", TOKEN),
+        (f"https://api.example.com/v1/items?a=1;b=2;otp={OTP};c=3", OTP),
+        (f"https://app.example.com/#/cb?state=1;access_code={TOKEN}", TOKEN),
+    ],
+)
+def test_one_time_codes_pins_verifiers_and_parameters_after_a_semicolon_are_credentials(
+    value: str, secret: str
+) -> None:
+    for where, found in enumerate(hidden_by_every_reader(value)):
+        assert secret in found, (where, found)
+
+
+def test_a_token_holding_a_raw_semicolon_is_read_whole_and_up_to_it() -> None:
+    found = set(url_credentials(f"https://api.example.com/v1?token={TOKEN};{OTP}"))
+    assert {f"{TOKEN};{OTP}", TOKEN} <= found
+
+
+@pytest.mark.parametrize(
     ("value", "secrets"),
     [
         # Apprise's Pushover: the user key and the application's token

@@ -10,7 +10,9 @@ Contract:
   a user name (`https://git@github.com/`, `ssh://deploy@host`); and its query parameters
   whose names look like credentials (`?api_key=`, `CREDENTIAL_PARAMETER`, and the names
   `CREDENTIAL_PARAMETER_NAMES` that hold no such word: Azure Functions' `?code=<function
-  key>`); and the secret part of the path of a webhook or bot URL of a service that puts
+  key>`, `?access_code=`, `?code_verifier=`; and a name with a part
+  `CREDENTIAL_PARAMETER_PARTS` names: `?otp=`, `?pin=`, `?totp_code=`), parameters
+  joined by `&` or `;` (`?a=1;token=X`); and the secret part of the path of a webhook or bot URL of a service that puts
   it there (`tools.hook_urls`: Slack's `hooks.slack.com/services/T../B../<secret>`,
   Discord's, Telegram's `bot<token>`, Microsoft Teams', Apprise's `slack://`). A
   fragment written as a query (`#?code=`, `#access_token=`) is read as one. A URL
@@ -36,6 +38,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
+from agent_cli.tools.credential_names import name_parts
 from agent_cli.tools.hook_urls import hook_url_secrets
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.token_shape import is_token_word, is_user_part_token
@@ -47,9 +50,14 @@ CREDENTIAL_PARAMETER = re.compile(
 # Whole parameter names that carry a credential without a word above in them: Azure
 # Functions' function key (`?code=`, also Azure's remote MCP endpoint
 # `/runtime/webhooks/mcp/sse?code=`) and an OAuth redirect's authorization code (one use,
-# but whoever reads it first may redeem it); a meeting's or a share's `?pwd=`, `?pw=`,
-# `?pass=`. Whole names only: `country_code`, `status_code`, `compass` are none.
-CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
+# but whoever reads it first may redeem it), its PKCE `code_verifier` and a door's or a
+# meeting's `access_code`; a meeting's or a share's `?pwd=`, `?pw=`, `?pass=`. Whole names
+# only, as `name_parts` writes them (`accessCode`: `ACCESS_CODE`): `country_code`,
+# `status_code`, `compass` are none.
+CREDENTIAL_PARAMETER_NAMES = frozenset({"CODE", "PASS", "PW", "ACCESS_CODE", "CODE_VERIFIER"})
+# Parts of a parameter's name that say it holds a one-time code or a PIN, wherever they
+# stand (`otp`, `totp_code`, `pinCode`, `user_pin`); not inside a word (`spin`, `pinned`).
+CREDENTIAL_PARAMETER_PARTS = frozenset({"OTP", "TOTP", "HOTP", "PIN"})
 # A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
 # that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
 # leave the user and password in the path) to a blank, a quote, an angle bracket or a
@@ -102,7 +110,7 @@ def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, .
     pipe (`?token=X|alerts`) is a credential on its own too."""
     fragment_query = parts.fragment.partition("?")[2] or parts.fragment
     for query in (parts.query, fragment_query):
-        for name, parameter in parse_qsl(query):
+        for name, parameter in _parameters(query):
             if is_credential_parameter(name):
                 yield (parameter,)
                 head = parameter.partition("|")[0].rstrip()
@@ -112,10 +120,25 @@ def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, .
                 yield from _credential_readings(parameter, depth + 1)
 
 
+def _parameters(query: str) -> list[tuple[str, str]]:
+    """The parameters of `query` joined by `&`, and, where a `;` stands, also as read with
+    `;` a separator too (`?a=1;token=X`, as older servers and Java's matrix style write
+    them): a raw `;` inside a value (`?token=X;Y`) gives both readings."""
+    parameters = parse_qsl(query)
+    if ";" in query:
+        parameters += parse_qsl(query.replace(";", "&"))
+    return parameters
+
+
 def is_credential_parameter(name: str) -> bool:
     """Whether a URL's query parameter `name` holds a credential (`CREDENTIAL_PARAMETER`,
-    `CREDENTIAL_PARAMETER_NAMES`)."""
-    return bool(CREDENTIAL_PARAMETER.search(name)) or name.lower() in CREDENTIAL_PARAMETER_NAMES
+    `CREDENTIAL_PARAMETER_NAMES`, `CREDENTIAL_PARAMETER_PARTS`)."""
+    if CREDENTIAL_PARAMETER.search(name):
+        return True
+    parts = name_parts(name)
+    return parts in CREDENTIAL_PARAMETER_NAMES or not CREDENTIAL_PARAMETER_PARTS.isdisjoint(
+        parts.split("_")
+    )
 
 
 def url_path_tokens(url: str) -> Iterator[str]:
