@@ -16,8 +16,10 @@ import json
 import pytest
 from hostile_support import McpServer, found_by_every_reader
 
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor, collect_mcp_secret_values
 from agent_cli.tools.url_credentials import url_credentials
+from agent_cli.tools.url_escapes import read_url_escapes
 
 SLACK_SECRET = "q8Zr4TbW2nY6kP0sLx3Vd9mC"
 DISCORD_TOKEN = "Qw8Er7Ty6Ui5Op4As3Df2Gh1JkLzXcVbNmQw8Er7Ty6Ui5Op4As3Df2Gh1Jk"
@@ -49,6 +51,41 @@ def hidden_by_every_reader(value: str) -> list[set[str]]:
         *found_by_every_reader(value),
         set(collect_mcp_secret_values([McpServer(url=value)], {})),
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        # JSON's `\/`, as PHP's json_encode and jq print a URL inside an object
+        (f'{{"url":"{ESCAPED_SLACK}"}}', SLACK_SECRET),
+        (f'{{"url":"https:\\/\\/user:{PASSWORD}@db.internal\\/app"}}', PASSWORD),
+        (f'{{"url":"https:\\/\\/api.example.com\\/v1\\/items?token={TOKEN}"}}', TOKEN),
+        (f"https:\\/\\/api.example.com\\/v1?limit=5&token={TOKEN}", TOKEN),
+        # JSON of JSON: `\\/` (Python's json.dumps of PHP's) and `\\\/` (PHP's of PHP's)
+        (json.dumps(php_json({"url": SLACK})), SLACK_SECRET),
+        (php_json(php_json({"url": SLACK})), SLACK_SECRET),
+        # `/` and `&` as `\u` escapes (Go's and Rails' JSON write `&` so)
+        (f'{{"u":"https://api.example.com/v1?limit=5\\u0026token={TOKEN}"}}', TOKEN),
+        (f"https:\\u002f\\u002fuser:{PASSWORD}@db.internal\\u002fapp", PASSWORD),
+        # HTML's references, a shell line's backslashes
+        (f"https:&#x2F;&#x2F;api.example.com&#x2F;v1?limit=5&amp;api_key={TOKEN}", TOKEN),
+        (f"curl https://api.example.com/v1\\?limit=5\\&token\\={TOKEN}", TOKEN),
+    ],
+)
+def test_a_url_written_with_escaped_punctuation_gives_its_credential_to_every_reader(
+    value: str, secret: str
+) -> None:
+    for where, found in enumerate(hidden_by_every_reader(value)):
+        assert secret in found, (where, found)
+
+
+def test_an_escaped_hooks_ids_and_host_stay_readable_where_its_secret_is_hidden() -> None:
+    printed = f'{{"channel":"alerts","url":"{ESCAPED_SLACK}"}}'
+    redactor = SecretRedactor.from_environment({"NOTIFY_CONFIG": printed})
+    assert redactor.redact(printed).text == (
+        '{"channel":"alerts","url":"https:\\/\\/hooks.slack.com\\/services\\/T04ABCD1234'
+        f'\\/B05EFGH5678\\/{REDACTED_MARK}"}}'
+    )
 
 
 @pytest.mark.parametrize(
@@ -165,3 +202,19 @@ def test_a_notification_urls_host_device_and_ids_stay_readable(url: str, shown: 
 )
 def test_an_ordinary_url_written_these_ways_hides_nothing(value: str) -> None:
     assert list(url_credentials(value)) == []
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("https:\\/\\/a.example\\/b", "https://a.example/b"),
+        ("https:\\\\\\/\\\\\\/a.example", "https://a.example"),
+        ("a\\u0026b\\u003Dc\\u003f\\u0040\\u0023", "a&b=c?@#"),
+        ("&#x2F;&#47;&sol;&amp;&colon;&equals;&#x003A;", "///&:=:"),
+        # escapes of other characters, and a run longer than DEPTH, stay as written
+        ("\\n\\u0041&#x41;&lt;%2F", "\\n\\u0041&#x41;&lt;%2F"),
+        ("\\" * 17 + "/", "\\" * 17 + "/"),
+    ],
+)
+def test_url_punctuation_escaped_is_read_and_nothing_else(written: str, read: str) -> None:
+    assert read_url_escapes(written) == read

@@ -1,4 +1,4 @@
-"""The credentials a URL carries, wherever a value holds one. Pure.
+r"""The credentials a URL carries, wherever a value holds one. Pure.
 
 Contract:
 - `url_credentials(value)`: of each URL in `value` (each URL written inside it: pip's
@@ -14,7 +14,11 @@ Contract:
   `CREDENTIAL_PARAMETER_PARTS` names: `?otp=`, `?pin=`, `?totp_code=`), parameters
   joined by `&` or `;` (`?a=1;token=X`); and the secret part of the path of a webhook or bot URL of a service that puts
   it there (`tools.hook_urls`: Slack's `hooks.slack.com/services/T../B../<secret>`,
-  Discord's, Telegram's `bot<token>`, Microsoft Teams', Apprise's `slack://`). A
+  Discord's, Telegram's `bot<token>`, Microsoft Teams', Apprise's `slack://`).
+  A URL whose punctuation JSON, HTML or a shell escaped (`https:\/\/user:pass@host\/db`
+  as PHP's `json_encode` and `jq` print it, `\u0026token=`, JSON of JSON's `\\/`,
+  `&amp;`, `\?token\=`) is read as written and with its escapes read
+  (`tools.url_escapes`). A
   fragment written as a query (`#?code=`, `#access_token=`) is read as one. A URL
   inside another's query parameter (`?next=https://hooks...`, or percent-encoded
   `?next=https%3A%2F%2F...`) is read too, `MAX_NESTED_URLS` deep. URLs written one
@@ -42,6 +46,7 @@ from agent_cli.tools.credential_names import name_parts
 from agent_cli.tools.hook_urls import hook_url_secrets
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.token_shape import is_token_word, is_user_part_token
+from agent_cli.tools.url_escapes import read_url_escapes
 
 CREDENTIAL_PARAMETER = re.compile(
     r"key|token|secret|passw|passphrase|passcode|pwd|auth|sig|credential|session|jwt",
@@ -76,9 +81,11 @@ _ORACLE_JDBC = re.compile(r"jdbc:oracle:[A-Za-z0-9]+:[^/@\s\"'`]+/([^@\s\"'`]+)@
 
 def url_credentials(value: str) -> Iterator[str]:
     """The credentials of the URLs in `value` (module contract)."""
-    for readings in _credential_readings(value):
-        if not any(map(is_placeholder, readings)):
-            yield from readings
+    read = read_url_escapes(value)
+    for view in (value, read) if read != value else (value,):
+        for readings in _credential_readings(view):
+            if not any(map(is_placeholder, readings)):
+                yield from readings
 
 
 def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]]:
