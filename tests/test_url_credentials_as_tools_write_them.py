@@ -165,11 +165,51 @@ def test_a_notification_urls_keys_in_its_path_are_hidden_by_every_reader(
         ),
         (f"pbul://{PUSHBULLET}/#alerts", "pbul://[REDACTED]/#alerts"),
         (f"https://webhook.site/{UUID}", "https://webhook.site/[REDACTED]"),
+        (
+            f"hooks.slack.com/services/T04ABCD1234/B05EFGH5678/{SLACK_SECRET}",
+            "hooks.slack.com/services/T04ABCD1234/B05EFGH5678/[REDACTED]",
+        ),
     ],
 )
 def test_a_notification_urls_host_device_and_ids_stay_readable(url: str, shown: str) -> None:
     redactor = SecretRedactor.from_environment({"NOTIFY": url})
     assert redactor.redact(f"NOTIFY={url}").text == f"NOTIFY={shown}"
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        (f"hooks.slack.com/services/T04ABCD1234/B05EFGH5678/{SLACK_SECRET}", SLACK_SECRET),
+        (f"discord.com/api/webhooks/1187654321098765432/{DISCORD_TOKEN}", DISCORD_TOKEN),
+        (f"Discord.com/api/webhooks/1187654321098765432/{DISCORD_TOKEN}", DISCORD_TOKEN),
+        (f"api.telegram.org/bot{TELEGRAM_TOKEN}/sendMessage", TELEGRAM_TOKEN),
+        (
+            f"contoso.webhook.office.com/webhookb2/{TEAMS_GROUP}/IncomingWebhook/"
+            f"{TEAMS_HASH}/{TEAMS_GUID}",
+            TEAMS_HASH,
+        ),
+        (f"webhook.site/{UUID}", UUID),
+        # in a longer value: a JSON value (escaped too), a list, another URL's query
+        (f'{{"hook": "hooks.slack.com\\/services\\/T0\\/B0\\/{SLACK_SECRET}"}}', SLACK_SECRET),
+        (
+            f"hooks.slack.com/services/T0/B0/{SLACK_SECRET},"
+            f"discord.com/api/webhooks/1/{DISCORD_TOKEN}",
+            DISCORD_TOKEN,
+        ),
+        (
+            f"hooks.slack.com/services/T0/B0/{SLACK_SECRET},"
+            f"discord.com/api/webhooks/1/{DISCORD_TOKEN}",
+            SLACK_SECRET,
+        ),
+        (f"https://example.com/r?next=hooks.slack.com/services/T0/B0/{SLACK_SECRET}", SLACK_SECRET),
+        (f"notify at hooks.slack.com/services/T0/B0/{SLACK_SECRET}.", SLACK_SECRET),
+    ],
+)
+def test_a_known_hook_written_without_its_scheme_is_hidden_by_every_reader(
+    value: str, secret: str
+) -> None:
+    for where, found in enumerate(hidden_by_every_reader(value)):
+        assert secret in found, (where, found)
 
 
 @pytest.mark.parametrize(

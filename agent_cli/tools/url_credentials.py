@@ -12,9 +12,12 @@ Contract:
   `CREDENTIAL_PARAMETER_NAMES` that hold no such word: Azure Functions' `?code=<function
   key>`, `?access_code=`, `?code_verifier=`; and a name with a part
   `CREDENTIAL_PARAMETER_PARTS` names: `?otp=`, `?pin=`, `?totp_code=`), parameters
-  joined by `&` or `;` (`?a=1;token=X`); and the secret part of the path of a webhook or bot URL of a service that puts
-  it there (`tools.hook_urls`: Slack's `hooks.slack.com/services/T../B../<secret>`,
-  Discord's, Telegram's `bot<token>`, Microsoft Teams', Apprise's `slack://`).
+  joined by `&` or `;` (`?a=1;token=X`); and the secret parts of a webhook, bot or
+  notification URL of a service that puts them in its path (`tools.hook_urls`: Slack's
+  `hooks.slack.com/services/T../B../<secret>`, Discord's, Telegram's `bot<token>`,
+  Microsoft Teams', webhook.site's, Apprise's and Shoutrrr's `slack://`, `pover://`,
+  `pbul://`, `gotify://`, ...), also of such a hook written without its scheme
+  (`hooks.slack.com/services/...`, `discord.com/api/webhooks/...`: read as `https://`).
   A URL whose punctuation JSON, HTML or a shell escaped (`https:\/\/user:pass@host\/db`
   as PHP's `json_encode` and `jq` print it, `\u0026token=`, JSON of JSON's `\\/`,
   `&amp;`, `\?token\=`) is read as written and with its escapes read
@@ -43,7 +46,7 @@ from collections.abc import Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
 from agent_cli.tools.credential_names import name_parts
-from agent_cli.tools.hook_urls import hook_url_secrets
+from agent_cli.tools.hook_urls import HOOK_HOST, hook_url_secrets
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.token_shape import is_token_word, is_user_part_token
 from agent_cli.tools.url_escapes import read_url_escapes
@@ -72,6 +75,21 @@ CREDENTIAL_PARAMETER_PARTS = frozenset({"OTP", "TOTP", "HOTP", "PIN"})
 # read by its key characters (`hook_urls`). Linear: each looks ahead over one scheme.
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
 _WRITTEN_URL = re.compile(rf"{_SCHEME}(?:[^\s\"'`<>,;|]|[,;|](?!{_SCHEME}))+")
+# A hook URL written without its scheme (`hooks.slack.com/services/...`, `discord.com/api/
+# webhooks/...`): a host that issues hooks under its own name (`hook_urls.HOOK_HOST`)
+# where no word, host, path or user part goes on before it, then its path, to the
+# characters a written URL ends at, or a `,`, `;` or `|` before another such URL. Matched
+# in lower case (a host is written in any). Linear: the look-behind fails at once inside a
+# word, so a run is tried from its start only.
+_BARE_HOOK = (
+    rf"(?<![\w.@/%\\-])(?:{HOOK_HOST})(?::\d{{1,5}})?/"
+    rf"(?:[^\s\"'`<>,;|]|[,;|](?!{_SCHEME}|(?:{HOOK_HOST})))*"
+)
+_BARE_HOOK_LOWER = re.compile(_BARE_HOOK)
+_BARE_HOOK_ANY_CASE = re.compile(_BARE_HOOK, re.IGNORECASE)
+# What every such URL holds, a host's last label and the `/` after it: a value without one
+# is not scanned for hooks (one scan for a literal `.`; the scan above tries each word).
+_HOST_END = re.compile(r"\.[A-Za-z]{2,63}(?::\d{1,5})?/")
 MAX_NESTED_URLS = 2  # `?next=<url>` whose `?next=<url>`: how deep URLs in a query are read
 _AFTER_A_URL = ".,;:)]}"
 _OPENERS = {")": "(", "]": "[", "}": "{"}
@@ -94,8 +112,6 @@ def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]
     `depth`: how many URLs' queries `value` was found in."""
     for found in _ORACLE_JDBC.finditer(value):
         yield found.group(1), unquote(found.group(1))
-    if "://" not in value:
-        return
     for url in _urls_in(value):
         parts = _split(url)
         if parts is None:
@@ -162,10 +178,29 @@ def url_path_tokens(url: str) -> Iterator[str]:
 def _urls_in(value: str) -> list[str]:
     """Each URL written in `value`, and the whole value when it holds one URL only (its
     password may hold a blank or a quote; a value of several is a list, read URL by URL),
-    each once."""
+    and each hook URL written without its scheme, as `https://` it, each once."""
     whole = value.strip()
-    written = (_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole))
-    return list(dict.fromkeys([whole, *written] if whole.count("://") == 1 else written))
+    urls: list[str] = []
+    if "://" in whole:
+        urls = [_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole)]
+        if whole.count("://") == 1:
+            urls.insert(0, whole)
+    urls.extend(_bare_hook_urls(whole))
+    return list(dict.fromkeys(urls))
+
+
+def _bare_hook_urls(value: str) -> Iterator[str]:
+    """Each hook URL written in `value` without its scheme, as `https://` it."""
+    if not _HOST_END.search(value):
+        return
+    lowered = value.lower()
+    # lowered, each character stays one (ASCII text: where the match is, is where it was
+    # written) and the case-blind scan, three times slower, is not needed
+    text, pattern = (
+        (lowered, _BARE_HOOK_LOWER) if len(lowered) == len(value) else (value, _BARE_HOOK_ANY_CASE)
+    )
+    for found in pattern.finditer(text):
+        yield f"https://{_without_punctuation_after(value[found.start() : found.end()])}"
 
 
 def _without_punctuation_after(url: str) -> str:
