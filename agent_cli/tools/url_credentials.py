@@ -66,6 +66,20 @@ CREDENTIAL_PARAMETER_NAMES = frozenset({"CODE", "PASS", "PW", "ACCESS_CODE", "CO
 # Parts of a parameter's name that say it holds a one-time code or a PIN, wherever they
 # stand (`otp`, `totp_code`, `pinCode`, `user_pin`); not inside a word (`spin`, `pinned`).
 CREDENTIAL_PARAMETER_PARTS = frozenset({"OTP", "TOTP", "HOTP", "PIN"})
+# The words of those names and parts: a name holding none (most, `limit`, `lang`) is none
+# of them, told without splitting it into parts.
+_NAMED_WORDS = re.compile(
+    "|".join(
+        sorted(
+            {
+                word
+                for name in CREDENTIAL_PARAMETER_NAMES | CREDENTIAL_PARAMETER_PARTS
+                for word in name.split("_")
+            }
+        )
+    ),
+    re.IGNORECASE,
+)
 # A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
 # that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
 # leave the user and password in the path) to a blank, a quote, an angle bracket or a
@@ -158,6 +172,8 @@ def is_credential_parameter(name: str) -> bool:
     `CREDENTIAL_PARAMETER_NAMES`, `CREDENTIAL_PARAMETER_PARTS`)."""
     if CREDENTIAL_PARAMETER.search(name):
         return True
+    if not _NAMED_WORDS.search(name):
+        return False
     parts = name_parts(name)
     return parts in CREDENTIAL_PARAMETER_NAMES or not CREDENTIAL_PARAMETER_PARTS.isdisjoint(
         parts.split("_")
@@ -194,8 +210,8 @@ def _bare_hook_urls(value: str) -> Iterator[str]:
     if not _HOST_END.search(value):
         return
     lowered = value.lower()
-    # lowered, each character stays one (ASCII text: where the match is, is where it was
-    # written) and the case-blind scan, three times slower, is not needed
+    # where lowering keeps each character one (ASCII text), a match stands where it was
+    # written, and the slower case-blind scan is not needed
     text, pattern = (
         (lowered, _BARE_HOOK_LOWER) if len(lowered) == len(value) else (value, _BARE_HOOK_ANY_CASE)
     )
