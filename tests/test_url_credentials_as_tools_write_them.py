@@ -202,6 +202,10 @@ def test_a_notification_urls_host_device_and_ids_stay_readable(url: str, shown: 
             SLACK_SECRET,
         ),
         (f"https://example.com/r?next=hooks.slack.com/services/T0/B0/{SLACK_SECRET}", SLACK_SECRET),
+        (
+            f"https://example.com/r?next=hooks.slack.com%2Fservices%2FT0%2FB0%2F{SLACK_SECRET}",
+            SLACK_SECRET,
+        ),
         (f"notify at hooks.slack.com/services/T0/B0/{SLACK_SECRET}.", SLACK_SECRET),
     ],
 )

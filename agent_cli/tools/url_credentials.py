@@ -142,7 +142,8 @@ def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]
 def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, ...]]:
     """The credential-named parameters of a URL's query and of its fragment written as a
     query (`#?code=`, `#/callback?code=`, `#access_token=`), and the credentials of a URL
-    a parameter holds (`?next=https://hooks...`, decoded), `MAX_NESTED_URLS` deep. A
+    a parameter holds (`?next=https://hooks...`, decoded; a hook without its scheme too,
+    `?next=hooks.slack.com%2Fservices%2F...`), `MAX_NESTED_URLS` deep. A
     value holding a `|` is read whole and up to it: a token written before a label or a
     pipe (`?token=X|alerts`) is a credential on its own too."""
     fragment_query = parts.fragment.partition("?")[2] or parts.fragment
@@ -153,7 +154,7 @@ def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, .
                 head = parameter.partition("|")[0].rstrip()
                 if head and head != parameter:  # `?token=X|label`, `?token=X | grep`
                     yield (head,)
-            elif depth < MAX_NESTED_URLS and "://" in parameter:
+            elif depth < MAX_NESTED_URLS and "/" in parameter:
                 yield from _credential_readings(parameter, depth + 1)
 
 
