@@ -1,4 +1,4 @@
-"""The credentials a URL carries, wherever a value holds one. Pure.
+r"""The credentials a URL carries, wherever a value holds one. Pure.
 
 Contract:
 - `url_credentials(value)`: of each URL in `value` (each URL written inside it: pip's
@@ -10,9 +10,18 @@ Contract:
   a user name (`https://git@github.com/`, `ssh://deploy@host`); and its query parameters
   whose names look like credentials (`?api_key=`, `CREDENTIAL_PARAMETER`, and the names
   `CREDENTIAL_PARAMETER_NAMES` that hold no such word: Azure Functions' `?code=<function
-  key>`); and the secret part of the path of a webhook or bot URL of a service that puts
-  it there (`tools.hook_urls`: Slack's `hooks.slack.com/services/T../B../<secret>`,
-  Discord's, Telegram's `bot<token>`, Microsoft Teams', Apprise's `slack://`). A
+  key>`, `?access_code=`, `?code_verifier=`; and a name with a part
+  `CREDENTIAL_PARAMETER_PARTS` names: `?otp=`, `?pin=`, `?totp_code=`), parameters
+  joined by `&` or `;` (`?a=1;token=X`); and the secret parts of a webhook, bot or
+  notification URL of a service that puts them in its path (`tools.hook_urls`: Slack's
+  `hooks.slack.com/services/T../B../<secret>`, Discord's, Telegram's `bot<token>`,
+  Microsoft Teams', webhook.site's, Apprise's and Shoutrrr's `slack://`, `pover://`,
+  `pbul://`, `gotify://`, ...), also of such a hook written without its scheme
+  (`hooks.slack.com/services/...`, `discord.com/api/webhooks/...`: read as `https://`).
+  A URL whose punctuation JSON, HTML or a shell escaped (`https:\/\/user:pass@host\/db`
+  as PHP's `json_encode` and `jq` print it, `\u0026token=`, JSON of JSON's `\\/`,
+  `&amp;`, `\?token\=`) is read as written and with its escapes read
+  (`tools.url_escapes`). A
   fragment written as a query (`#?code=`, `#access_token=`) is read as one. A URL
   inside another's query parameter (`?next=https://hooks...`, or percent-encoded
   `?next=https%3A%2F%2F...`) is read too, `MAX_NESTED_URLS` deep. URLs written one
@@ -36,9 +45,11 @@ import re
 from collections.abc import Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
-from agent_cli.tools.hook_urls import hook_url_secrets
+from agent_cli.tools.credential_names import name_parts
+from agent_cli.tools.hook_urls import HOOK_HOST, hook_url_secrets
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.token_shape import is_token_word, is_user_part_token
+from agent_cli.tools.url_escapes import read_url_escapes
 
 CREDENTIAL_PARAMETER = re.compile(
     r"key|token|secret|passw|passphrase|passcode|pwd|auth|sig|credential|session|jwt",
@@ -47,9 +58,28 @@ CREDENTIAL_PARAMETER = re.compile(
 # Whole parameter names that carry a credential without a word above in them: Azure
 # Functions' function key (`?code=`, also Azure's remote MCP endpoint
 # `/runtime/webhooks/mcp/sse?code=`) and an OAuth redirect's authorization code (one use,
-# but whoever reads it first may redeem it); a meeting's or a share's `?pwd=`, `?pw=`,
-# `?pass=`. Whole names only: `country_code`, `status_code`, `compass` are none.
-CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
+# but whoever reads it first may redeem it), its PKCE `code_verifier` and a door's or a
+# meeting's `access_code`; a meeting's or a share's `?pwd=`, `?pw=`, `?pass=`. Whole names
+# only, as `name_parts` writes them (`accessCode`: `ACCESS_CODE`): `country_code`,
+# `status_code`, `compass` are none.
+CREDENTIAL_PARAMETER_NAMES = frozenset({"CODE", "PASS", "PW", "ACCESS_CODE", "CODE_VERIFIER"})
+# Parts of a parameter's name that say it holds a one-time code or a PIN, wherever they
+# stand (`otp`, `totp_code`, `pinCode`, `user_pin`); not inside a word (`spin`, `pinned`).
+CREDENTIAL_PARAMETER_PARTS = frozenset({"OTP", "TOTP", "HOTP", "PIN"})
+# The words of those names and parts: a name holding none (most, `limit`, `lang`) is none
+# of them, told without splitting it into parts.
+_NAMED_WORDS = re.compile(
+    "|".join(
+        sorted(
+            {
+                word
+                for name in CREDENTIAL_PARAMETER_NAMES | CREDENTIAL_PARAMETER_PARTS
+                for word in name.split("_")
+            }
+        )
+    ),
+    re.IGNORECASE,
+)
 # A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
 # that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
 # leave the user and password in the path) to a blank, a quote, an angle bracket or a
@@ -59,6 +89,21 @@ CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
 # read by its key characters (`hook_urls`). Linear: each looks ahead over one scheme.
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
 _WRITTEN_URL = re.compile(rf"{_SCHEME}(?:[^\s\"'`<>,;|]|[,;|](?!{_SCHEME}))+")
+# A hook URL written without its scheme (`hooks.slack.com/services/...`, `discord.com/api/
+# webhooks/...`): a host that issues hooks under its own name (`hook_urls.HOOK_HOST`)
+# where no word, host, path or user part goes on before it, then its path, to the
+# characters a written URL ends at, or a `,`, `;` or `|` before another such URL. Matched
+# in lower case (a host is written in any). Linear: the look-behind fails at once inside a
+# word, so a run is tried from its start only.
+_BARE_HOOK = (
+    rf"(?<![\w.@/%\\-])(?:{HOOK_HOST})(?::\d{{1,5}})?/"
+    rf"(?:[^\s\"'`<>,;|]|[,;|](?!{_SCHEME}|(?:{HOOK_HOST})))*"
+)
+_BARE_HOOK_LOWER = re.compile(_BARE_HOOK)
+_BARE_HOOK_ANY_CASE = re.compile(_BARE_HOOK, re.IGNORECASE)
+# What every such URL holds, a host's last label and the `/` after it: a value without one
+# is not scanned for hooks (one scan for a literal `.`; the scan above tries each word).
+_HOST_END = re.compile(r"\.[A-Za-z]{2,63}(?::\d{1,5})?/")
 MAX_NESTED_URLS = 2  # `?next=<url>` whose `?next=<url>`: how deep URLs in a query are read
 _AFTER_A_URL = ".,;:)]}"
 _OPENERS = {")": "(", "]": "[", "}": "{"}
@@ -68,9 +113,11 @@ _ORACLE_JDBC = re.compile(r"jdbc:oracle:[A-Za-z0-9]+:[^/@\s\"'`]+/([^@\s\"'`]+)@
 
 def url_credentials(value: str) -> Iterator[str]:
     """The credentials of the URLs in `value` (module contract)."""
-    for readings in _credential_readings(value):
-        if not any(map(is_placeholder, readings)):
-            yield from readings
+    read = read_url_escapes(value)
+    for view in (value, read) if read != value else (value,):
+        for readings in _credential_readings(view):
+            if not any(map(is_placeholder, readings)):
+                yield from readings
 
 
 def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]]:
@@ -79,8 +126,6 @@ def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]
     `depth`: how many URLs' queries `value` was found in."""
     for found in _ORACLE_JDBC.finditer(value):
         yield found.group(1), unquote(found.group(1))
-    if "://" not in value:
-        return
     for url in _urls_in(value):
         parts = _split(url)
         if parts is None:
@@ -97,25 +142,43 @@ def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]
 def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, ...]]:
     """The credential-named parameters of a URL's query and of its fragment written as a
     query (`#?code=`, `#/callback?code=`, `#access_token=`), and the credentials of a URL
-    a parameter holds (`?next=https://hooks...`, decoded), `MAX_NESTED_URLS` deep. A
+    a parameter holds (`?next=https://hooks...`, decoded; a hook without its scheme too,
+    `?next=hooks.slack.com%2Fservices%2F...`), `MAX_NESTED_URLS` deep. A
     value holding a `|` is read whole and up to it: a token written before a label or a
     pipe (`?token=X|alerts`) is a credential on its own too."""
     fragment_query = parts.fragment.partition("?")[2] or parts.fragment
     for query in (parts.query, fragment_query):
-        for name, parameter in parse_qsl(query):
+        for name, parameter in _parameters(query):
             if is_credential_parameter(name):
                 yield (parameter,)
                 head = parameter.partition("|")[0].rstrip()
                 if head and head != parameter:  # `?token=X|label`, `?token=X | grep`
                     yield (head,)
-            elif depth < MAX_NESTED_URLS and "://" in parameter:
+            elif depth < MAX_NESTED_URLS and "/" in parameter:
                 yield from _credential_readings(parameter, depth + 1)
+
+
+def _parameters(query: str) -> list[tuple[str, str]]:
+    """The parameters of `query` joined by `&`, and, where a `;` stands, also as read with
+    `;` a separator too (`?a=1;token=X`, as older servers and Java's matrix style write
+    them): a raw `;` inside a value (`?token=X;Y`) gives both readings."""
+    parameters = parse_qsl(query)
+    if ";" in query:
+        parameters += parse_qsl(query.replace(";", "&"))
+    return parameters
 
 
 def is_credential_parameter(name: str) -> bool:
     """Whether a URL's query parameter `name` holds a credential (`CREDENTIAL_PARAMETER`,
-    `CREDENTIAL_PARAMETER_NAMES`)."""
-    return bool(CREDENTIAL_PARAMETER.search(name)) or name.lower() in CREDENTIAL_PARAMETER_NAMES
+    `CREDENTIAL_PARAMETER_NAMES`, `CREDENTIAL_PARAMETER_PARTS`)."""
+    if CREDENTIAL_PARAMETER.search(name):
+        return True
+    if not _NAMED_WORDS.search(name):
+        return False
+    parts = name_parts(name)
+    return parts in CREDENTIAL_PARAMETER_NAMES or not CREDENTIAL_PARAMETER_PARTS.isdisjoint(
+        parts.split("_")
+    )
 
 
 def url_path_tokens(url: str) -> Iterator[str]:
@@ -132,10 +195,29 @@ def url_path_tokens(url: str) -> Iterator[str]:
 def _urls_in(value: str) -> list[str]:
     """Each URL written in `value`, and the whole value when it holds one URL only (its
     password may hold a blank or a quote; a value of several is a list, read URL by URL),
-    each once."""
+    and each hook URL written without its scheme, as `https://` it, each once."""
     whole = value.strip()
-    written = (_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole))
-    return list(dict.fromkeys([whole, *written] if whole.count("://") == 1 else written))
+    urls: list[str] = []
+    if "://" in whole:
+        urls = [_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole)]
+        if whole.count("://") == 1:
+            urls.insert(0, whole)
+    urls.extend(_bare_hook_urls(whole))
+    return list(dict.fromkeys(urls))
+
+
+def _bare_hook_urls(value: str) -> Iterator[str]:
+    """Each hook URL written in `value` without its scheme, as `https://` it."""
+    if not _HOST_END.search(value):
+        return
+    lowered = value.lower()
+    # where lowering keeps each character one (ASCII text), a match stands where it was
+    # written, and the slower case-blind scan is not needed
+    text, pattern = (
+        (lowered, _BARE_HOOK_LOWER) if len(lowered) == len(value) else (value, _BARE_HOOK_ANY_CASE)
+    )
+    for found in pattern.finditer(text):
+        yield f"https://{_without_punctuation_after(value[found.start() : found.end()])}"
 
 
 def _without_punctuation_after(url: str) -> str:
