@@ -47,6 +47,14 @@ since the last (200 MCP tool schemas at 88,000 of 80,000 tokens: 6 summary reque
 30, each saving under 100 tokens). A room-making run (`density`) and a run at the hard
 limit are never held so.
 
+A summary that failed (its request ran out of retries, timed out or brought nothing
+usable: `FAILED_SUMMARY_OUTCOMES`) holds the guard for the rest of the turn
+(`LoopGuard.summary_failed`, lifted by `begin_turn`): later automatic runs of the turn get
+no summarizer, so L3 prunes as when none is offered, and no `skipped_no_summarizer`
+warning is given for it; `/compact` asks all the same. Why: each compaction of a turn
+of tool calls asked again, a series of five billed attempts and half a minute under a
+spinner each time, against an API that had just failed.
+
 `make_room_for_uncounted` runs after it before every request: the calibration holds for
 content the API has counted, and what the last turn added may be denser (a padded table
 counted at twice our estimate sent a request 8% over the hard limit). When that content,
@@ -164,6 +172,9 @@ FAILED_LAYER_OUTCOMES = frozenset(
         SKIPPED_NO_SUMMARIZER,
     }
 )
+# Outcomes of a summary asked for that failed (no usable text came back): no later
+# automatic run of the same turn asks again (`LoopGuard.summary_failed`).
+FAILED_SUMMARY_OUTCOMES = frozenset({SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_UNICODE})
 
 
 class Compactor:
@@ -315,8 +326,10 @@ class Compactor:
             )
             free_only = self._unless_summary_worth_it(free_run, policy, reserved)
         summarizer: ProviderSummarizer | None = None
-        if free_only is None and (forced or tokens >= policy.soft_threshold):
-            summarizer = self._build_summarizer(focus, frame)  # below soft no layer runs
+        wanted = free_only is None and (forced or tokens >= policy.soft_threshold)
+        held_back = wanted and not forced and self._guard.summary_failed  # failed this turn
+        if wanted and not held_back:  # (below soft no layer runs)
+            summarizer = self._build_summarizer(focus, frame)
         try:
             result = free_only or compact_context(
                 self.conversation.view,
@@ -331,7 +344,8 @@ class Compactor:
             blocked.durable_tokens = blocked.durable_tokens or frame.durable_tokens
             blocked.instructions_tokens = frame.instructions_tokens
             blocked.instructions_source = frame.instructions_source
-            yield from _failed_layer_notices(blocked.reports)
+            self._note_failed_summary(blocked.reports)
+            yield from _failed_layer_notices(blocked.reports, held_back)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
             if summarizer is not None:
@@ -339,7 +353,9 @@ class Compactor:
         fired = [r for r in result.reports if r.outcome == APPLIED]
         # `/compact` whose summary was refused says so in its one line, not in two
         refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
-        yield from _failed_layer_notices(r for r in result.reports if not refused or r.layer != 4)
+        self._note_failed_summary(result.reports)
+        said = [r for r in result.reports if not refused or r.layer != 4]
+        yield from _failed_layer_notices(said, held_back)
         if fired:
             yield from self._adopt(result, fired, policy, forced, focus, reserved)
         elif refused:
@@ -359,6 +375,17 @@ class Compactor:
             r.layer == 4 and r.outcome in SETTLED_SUMMARY_OUTCOMES for r in result.reports
         )
         self._settled_view = tuple(self.conversation.view) if settled else None
+
+    def begin_turn(self) -> None:
+        """A turn begins: its compactions may ask for a summary again, though one failed
+        in the last turn (`LoopGuard.summary_failed`)."""
+        self._guard.new_turn()
+
+    def _note_failed_summary(self, reports: Iterable[Any]) -> None:
+        """After a summary that failed, no automatic run of this turn asks for one again:
+        L3 prunes instead, as when no summarizer is offered (`LoopGuard.summary_failed`)."""
+        if any(report.outcome in FAILED_SUMMARY_OUTCOMES for report in reports):
+            self._guard.note_summary_failed()
 
     def _may_hold_summary(self, policy: CompactionPolicy, tokens: int) -> bool:
         """True when a run of `tokens` (over the soft threshold, under the hard limit, where
@@ -710,10 +737,14 @@ def _has_failed_layer(reports: Iterable[Any]) -> bool:
     return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
 
 
-def _failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
-    """One warning per layer that tried and failed; the view was left as it was."""
+def _failed_layer_notices(reports: Iterable[Any], held_back: bool) -> Iterator[Notice]:
+    """One warning per layer that tried and failed; the view was left as it was. A summary
+    held back after one failed this turn (`held_back`) is not said again as one no
+    summarizer could write."""
     for report in reports:
-        if report.outcome in FAILED_LAYER_OUTCOMES:
+        if report.outcome not in FAILED_LAYER_OUTCOMES:
+            continue
+        if not (held_back and report.outcome == SKIPPED_NO_SUMMARIZER):
             yield Notice("warning", report.outcome)
 
 

@@ -29,6 +29,8 @@ Contract of `TurnRunner.run_turn`:
   `MAX_PAUSES_PER_TURN` times: the next pause ends the turn "ok" with a `pause_limit`
   notice (agent-cli offers no server tools, so an endpoint that always pauses must not
   make one prompt send a paid request per step).
+- A turn tells the compactor it begins (`Compactor.begin_turn`): a summary that failed in
+  the last turn may be asked for again, once.
 
 Contract of the recording steps (`record*`): each yields its notices and returns True
 when the message is recorded (transcript, then view: `Conversation.append`) and False
@@ -326,6 +328,7 @@ class TurnRunner:
         """The turn loop (see module contract)."""
         conversation = self.conversation
         self._pauses = 0
+        self.compactor.begin_turn()
         if not (yield from record_held_results(conversation)) or not (
             yield from record_user_text(conversation, text, self.shrinker().shrink)
         ):
