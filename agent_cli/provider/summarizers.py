@@ -11,8 +11,9 @@ since (`summary_input`, within a quarter of the provider's window unless
 ends with a note naming them by pointer, and a previous summary's notes are carried
 into the new one whichever request wrote it (`summary_input.with_left_out_notes`). It waits at most `timeout_seconds` for the answer, in a daemon
 worker thread so a hung provider can never hold up the session or the process exit.
-It raises `SummarizerFailed` ("timeout", "provider_error", "no_response"); L4 treats
-that as failure and leaves the view unchanged.
+It raises `SummarizerFailed` ("timeout", "provider_error" carrying the request's
+`ProviderRequestFailed`, "no_response"); L4 treats that as failure and leaves the view
+unchanged.
 
 Only a reply that is a summary is one (`read_summary_text`): one that calls a tool
 ("called_tool"), stops for any reason but `end_turn` ("stopped_early": cut at
@@ -33,7 +34,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agent_cli.errors import SummarizerFailed, TerminationRequested
+from agent_cli.errors import ProviderRequestFailed, SummarizerFailed, TerminationRequested
 from agent_cli.events import (
     CACHE_NOTHING,
     ModelRequest,
@@ -251,6 +252,8 @@ def run_request_with_timeout(
 
     The stream runs in a daemon thread; if it has not finished after `timeout_seconds`
     the thread is abandoned (it cannot be stopped from outside) and "timeout" is raised.
+    A `ProviderRequestFailed` is carried in the "provider_error" it raises
+    (`SummarizerFailed.provider_failure`), so the cause can be said.
     """
     outcome: dict[str, Any] = {}
     watching = seen if seen is not None else StreamSeen()
@@ -265,10 +268,12 @@ def run_request_with_timeout(
     worker.start()
     worker.join(timeout_seconds)
     if worker.is_alive():
-        raise SummarizerFailed("timeout")
+        raise SummarizerFailed("timeout", timeout_seconds=timeout_seconds)
     error = outcome.get("error")
     if isinstance(error, SummarizerFailed):
         raise error
+    if isinstance(error, ProviderRequestFailed):
+        raise SummarizerFailed("provider_error", provider_failure=error) from error
     if error is not None:
         raise SummarizerFailed("provider_error") from error
     response = outcome.get("response")

@@ -53,7 +53,9 @@ usable: `FAILED_SUMMARY_OUTCOMES`) holds the guard for the rest of the turn
 no summarizer, so L3 prunes as when none is offered, and no `skipped_no_summarizer`
 warning is given for it; `/compact` asks all the same. Why: each compaction of a turn
 of tool calls asked again, a series of five billed attempts and half a minute under a
-spinner each time, against an API that had just failed.
+spinner each time, against an API that had just failed. The failure's warning carries
+what the summarizer raised (`SummarizerFailed`, redacted of the session's secrets:
+`shown_errors`) and whether `/compact` asked, for the REPL to word.
 
 `make_room_for_uncounted` runs after it before every request: the calibration holds for
 content the API has counted, and what the last turn added may be denser (a padded table
@@ -142,6 +144,7 @@ from agent_cli.session.budget import (
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.shown_errors import shown_summary_failure
 from agent_cli.session.summary_reach import summary_reach
 from agent_cli.session.summary_watch import WatchedSummarizer
 
@@ -345,7 +348,7 @@ class Compactor:
             blocked.instructions_tokens = frame.instructions_tokens
             blocked.instructions_source = frame.instructions_source
             self._note_failed_summary(blocked.reports)
-            yield from _failed_layer_notices(blocked.reports, held_back)
+            yield from self._failed_layer_notices(blocked.reports, forced, held_back)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
             if summarizer is not None:
@@ -355,7 +358,7 @@ class Compactor:
         refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
         self._note_failed_summary(result.reports)
         said = [r for r in result.reports if not refused or r.layer != 4]
-        yield from _failed_layer_notices(said, held_back)
+        yield from self._failed_layer_notices(said, forced, held_back)
         if fired:
             yield from self._adopt(result, fired, policy, forced, focus, reserved)
         elif refused:
@@ -386,6 +389,25 @@ class Compactor:
         L3 prunes instead, as when no summarizer is offered (`LoopGuard.summary_failed`)."""
         if any(report.outcome in FAILED_SUMMARY_OUTCOMES for report in reports):
             self._guard.note_summary_failed()
+
+    def _failed_layer_notices(
+        self, reports: Iterable[Any], forced: bool, held_back: bool
+    ) -> Iterator[Notice]:
+        """One warning per layer that tried and failed (the view was left as it was); a
+        failed summary's with what the summarizer raised (its cause, redacted of the
+        session's secrets) and whether `/compact` asked for it. A summary held back after
+        one failed this turn (`held_back`) is not said again as one no summarizer could
+        write."""
+        for report in reports:
+            if report.outcome not in FAILED_LAYER_OUTCOMES:
+                continue
+            if held_back and report.outcome == SKIPPED_NO_SUMMARIZER:
+                continue
+            if report.outcome not in FAILED_SUMMARY_OUTCOMES:
+                yield Notice("warning", report.outcome)
+                continue
+            cause = shown_summary_failure(report.failure, self._secret_forms)
+            yield Notice("warning", report.outcome, {"forced": forced}, error=cause)
 
     def _may_hold_summary(self, policy: CompactionPolicy, tokens: int) -> bool:
         """True when a run of `tokens` (over the soft threshold, under the hard limit, where
@@ -735,17 +757,6 @@ def _has_outcome(reports: Iterable[Any], outcome: str) -> bool:
 
 def _has_failed_layer(reports: Iterable[Any]) -> bool:
     return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
-
-
-def _failed_layer_notices(reports: Iterable[Any], held_back: bool) -> Iterator[Notice]:
-    """One warning per layer that tried and failed; the view was left as it was. A summary
-    held back after one failed this turn (`held_back`) is not said again as one no
-    summarizer could write."""
-    for report in reports:
-        if report.outcome not in FAILED_LAYER_OUTCOMES:
-            continue
-        if not (held_back and report.outcome == SKIPPED_NO_SUMMARIZER):
-            yield Notice("warning", report.outcome)
 
 
 def _with_secret_forms(policy: CompactionPolicy, forms: SecretForms | None) -> CompactionPolicy:

@@ -74,7 +74,6 @@ from agent_cli.errors import (
     PermissionQuestionInterrupted,
     PermissionQuestionTerminated,
     ProviderError,
-    ProviderRequestFailed,
     StoreError,
     TerminationRequested,
     ToolNotStarted,
@@ -121,6 +120,7 @@ from agent_cli.session.oversized import MessageShrinker
 from agent_cli.session.question_marks import QuestionMarks
 from agent_cli.session.request_context import RequestFrame, build_frame
 from agent_cli.session.resumed_secrets import redact_resumed_view
+from agent_cli.session.shown_errors import without_secrets
 from agent_cli.tools.output import ToolInterrupted, ToolOutcome
 
 if TYPE_CHECKING:
@@ -840,22 +840,3 @@ def _text_of(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
-
-
-def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError:
-    """`error` with its detail redacted of the session's secrets: an API, gateway or proxy
-    may quote the request it refuses, and the detail is shown on the terminal (the provider
-    redacts only its own key). The same error when nothing in it is a secret."""
-    if not isinstance(error, ProviderRequestFailed) or not error.detail:
-        return error
-    detail = secrets.redact(error.detail)
-    if detail == error.detail:
-        return error
-    return ProviderRequestFailed(
-        error.kind,
-        status=error.status,
-        attempts=error.attempts,
-        detail=detail,
-        model=error.model,
-        tool=error.tool,
-    )
