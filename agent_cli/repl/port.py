@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from agent_cli.compaction import CompactionPolicy
     from agent_cli.durable import DurableContextState, DurableFact, PendingItem
-    from agent_cli.events import ContextPreview, Gauge, Notice, SessionEvent, SessionStats
+    from agent_cli.events import (
+        ContextPreview,
+        Gauge,
+        Notice,
+        SessionEvent,
+        SessionStats,
+        StreamRestarted,
+    )
     from agent_cli.models import ModelInfo
     from agent_cli.session.catalog import Exchange
     from agent_cli.session.instructions import ProjectInstructions
@@ -108,6 +115,11 @@ class SessionPort(Protocol):
 
     def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
         """Call `watcher` as compaction asks for a summary, before it comes; None stops."""
+        ...
+
+    def watch_summary_retries(self, watcher: Callable[[StreamRestarted], None] | None) -> None:
+        """Call `watcher` as each retry of a summary request comes, as an ordinary
+        request's retry comes as an event; None stops."""
         ...
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]: ...

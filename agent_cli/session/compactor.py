@@ -55,7 +55,8 @@ warning is given for it; `/compact` asks all the same. Why: each compaction of a
 of tool calls asked again, a series of five billed attempts and half a minute under a
 spinner each time, against an API that had just failed. The failure's warning carries
 what the summarizer raised (`SummarizerFailed`, redacted of the session's secrets:
-`shown_errors`) and whether `/compact` asked, for the REPL to word.
+`shown_errors`) and whether `/compact` asked, for the REPL to word; each retry of a
+summary request is told to `summary_retry_watcher` as it comes.
 
 `make_room_for_uncounted` runs after it before every request: the calibration holds for
 content the API has counted, and what the last turn added may be denser (a padded table
@@ -125,7 +126,9 @@ from agent_cli.events import (
     LayerLine,
     Notice,
     RequestBlocked,
+    RetryNotice,
     SessionEvent,
+    StreamRestarted,
 )
 from agent_cli.provider.summary_reuse import CachedPrefix, is_still_cached
 from agent_cli.secret_forms import SecretForms
@@ -213,6 +216,8 @@ class Compactor:
         self._low_water_noticed = False  # an unreachable --low-water is said once
         self._settled_view: tuple[Any, ...] | None = None  # left by the last summary's run
         self.summary_watcher: Callable[[], None] | None = None  # told before each summary
+        # told of each retry of a summary request, as it comes
+        self.summary_retry_watcher: Callable[[StreamRestarted], None] | None = None
         # tokens the thresholds are measured above (the offline demo: MCP tool schemas)
         self.threshold_lift: Callable[[], int] | None = None
 
@@ -591,6 +596,9 @@ class Compactor:
         if summarizer is None:
             return None
         self.offer_cached_prefix(summarizer, frame)
+        retries = self.summary_retry_watcher
+        if retries is not None:
+            summarizer.watch_retries(lambda notice: retries(_restarted(notice)))
         if self.summary_watcher is None:
             return summarizer
         return WatchedSummarizer(summarizer, self.summary_watcher)
@@ -757,6 +765,11 @@ def _has_outcome(reports: Iterable[Any], outcome: str) -> bool:
 
 def _has_failed_layer(reports: Iterable[Any]) -> bool:
     return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
+
+
+def _restarted(notice: RetryNotice) -> StreamRestarted:
+    """A summary request's retry, as the REPL is told of an ordinary request's."""
+    return StreamRestarted(notice.attempt, notice.delay_seconds, notice.kind)
 
 
 def _with_secret_forms(policy: CompactionPolicy, forms: SecretForms | None) -> CompactionPolicy:

@@ -25,7 +25,15 @@ from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import HeldResultsLost, StoreError, failure_reason
-from agent_cli.events import ContextPreview, Gauge, ModelRequest, Notice, SessionEvent, SessionStats
+from agent_cli.events import (
+    ContextPreview,
+    Gauge,
+    ModelRequest,
+    Notice,
+    SessionEvent,
+    SessionStats,
+    StreamRestarted,
+)
 from agent_cli.models import ModelInfo
 from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.session import stats
@@ -383,6 +391,11 @@ class Session:
         """Call `watcher` as compaction asks for a summary (L4, `/compact`), before it
         comes back (the REPL's summarizing spinner); None stops."""
         self._compactor.summary_watcher = watcher
+
+    def watch_summary_retries(self, watcher: Callable[[StreamRestarted], None] | None) -> None:
+        """Call `watcher` as each retry of a summary request comes (what an ordinary
+        request's retry yields as an event); None stops."""
+        self._compactor.summary_retry_watcher = watcher
 
     # --- durable context ----------------------------------------------------------------
 
