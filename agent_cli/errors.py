@@ -474,10 +474,21 @@ class ModelSwitchRefused(ProviderError, ValueError):
 class SummarizerFailed(ProviderError):
     """The summarizer raised, timed out or answered with no summary; the view stays as it
     was. `reason`: "timeout", "provider_error", "no_response", or why a reply was not a
-    summary ("called_tool", "stopped_early", "no_text")."""
+    summary ("called_tool", "stopped_early", "no_text"). `provider_failure`: for
+    "provider_error", the request's own failure when the provider raised one (its kind,
+    status, attempts and the API's short message); `timeout_seconds`: for "timeout", how
+    long the summarizer waited."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(
+        self,
+        reason: str,
+        *,
+        provider_failure: ProviderRequestFailed | None = None,
+        timeout_seconds: float | None = None,
+    ) -> None:
         self.reason = reason
+        self.provider_failure = provider_failure
+        self.timeout_seconds = timeout_seconds
         super().__init__(reason)
 
 

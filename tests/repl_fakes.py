@@ -34,6 +34,7 @@ from agent_cli.events import (
     Notice,
     SessionEvent,
     SessionStats,
+    StreamRestarted,
     ToolFinished,
     ToolStarted,
     TurnEnded,
@@ -174,6 +175,8 @@ class FakeSession:
     startup_notices: list[Notice] = field(default_factory=list)
     tool_output_watcher: Callable[[bytes], None] | None = None
     request_watcher: Callable[[], None] | None = None
+    summary_watcher: Callable[[], None] | None = None
+    summary_retry_watcher: Callable[[StreamRestarted], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
     recorded_tool_result: ToolFinished | None = None  # the transcript's newest, for /last
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
@@ -210,6 +213,9 @@ class FakeSession:
 
     def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
         self.summary_watcher = watcher
+
+    def watch_summary_retries(self, watcher: Callable[[StreamRestarted], None] | None) -> None:
+        self.summary_retry_watcher = watcher
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         return self.exchanges[-limit:] if limit > 0 else []

@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 
 from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
-from agent_cli.errors import ArtifactWriteFailed, ProviderRequestFailed, TranscriptWriteFailed
+from agent_cli.errors import (
+    ArtifactWriteFailed,
+    ProviderRequestFailed,
+    SummarizerFailed,
+    TranscriptWriteFailed,
+)
 from agent_cli.events import Notice
 from agent_cli.repl.error_text import notice_text
 from agent_cli.session.compactor import FAILED_LAYER_OUTCOMES
@@ -133,6 +138,69 @@ def test_failures_are_worded_from_the_typed_error_they_carry():
     )
     assert notice_text(Notice("error", "provider_failed")) == (
         "The provider ended the stream without an answer."
+    )
+
+
+SUMMARY_CAUSES = [
+    (
+        SummarizerFailed(
+            "provider_error", provider_failure=ProviderRequestFailed("overloaded", attempts=5)
+        ),
+        "L4: the summary request failed after 5 attempts: the API was overloaded.",
+    ),
+    (
+        SummarizerFailed(
+            "provider_error",
+            provider_failure=ProviderRequestFailed("rate_limited", status=429, attempts=5),
+        ),
+        "L4: the summary request failed after 5 attempts (HTTP 429): the API's rate limit "
+        "was reached.",
+    ),
+    (
+        SummarizerFailed(
+            "provider_error", provider_failure=ProviderRequestFailed("connection", attempts=3)
+        ),
+        "L4: the summary request failed after 3 attempts: the connection to the API failed "
+        "or dropped.",
+    ),
+    (
+        SummarizerFailed(
+            "provider_error",
+            provider_failure=ProviderRequestFailed(
+                "bad_request", status=400, detail="prompt is too long:\n\x1b[2J 300000 > 200000"
+            ),
+        ),
+        "L4: the summary request failed (HTTP 400): the API refused it: prompt is too long:",
+    ),
+    (
+        SummarizerFailed("timeout", timeout_seconds=120.0),
+        "L4: the summary request timed out: no answer came within 120 s.",
+    ),
+    (
+        SummarizerFailed("called_tool"),
+        "L4: the summary request failed: the model answered with a tool call instead of a summary.",
+    ),
+    (RuntimeError("a plain summarizer's own words"), "L4: the summarizer failed."),
+    (None, "L4: the summarizer failed."),
+]
+
+
+@pytest.mark.parametrize(("error", "said"), SUMMARY_CAUSES)
+def test_a_failed_summary_says_why_in_words_and_what_comes_next(
+    error: BaseException | None, said: str
+) -> None:
+    words = notice_text(Notice("warning", "summary_failed", {"forced": False}, error=error))
+    assert words.startswith(said), words
+    assert "\x1b" not in words and "\n" not in words
+    assert words.endswith(
+        "until your next message, compaction prunes older messages instead of asking for a "
+        "summary again."
+    )
+    forced = notice_text(Notice("warning", "summary_failed", {"forced": True}, error=error))
+    assert forced.startswith(said) and forced.endswith("try /compact again later.")
+    one_shot = notice_text(Notice("warning", "summary_failed", error=error), one_shot=True)
+    assert one_shot.endswith(
+        "the rest of this run prunes older messages instead of asking for a summary again."
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.compaction.digest.entries import DigestLine
@@ -47,12 +47,15 @@ class LayerOutcome:
     removed: tuple[list[RequestEntry], Sequence[DigestLine]] | None = None
     # the facts of each of `messages`, when the layer knows them
     facts: list[MessageFacts] | None = None
+    # what the summarizer raised (`SUMMARY_FAILED`): its cause, for the caller to word
+    failure: Exception | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
 class LayerReport:
     """One layer's run. `messages_removed` counts input messages dropped or folded into a summary;
-    `removed_tool_use_ids` the interactions that left (both halves)."""
+    `removed_tool_use_ids` the interactions that left (both halves); `failure` what the summarizer
+    raised when L4 failed (`SUMMARY_FAILED`), so the caller can say why."""
 
     name: str
     layer: int
@@ -63,6 +66,7 @@ class LayerReport:
     results_truncated: int
     removed_tool_use_ids: tuple[str, ...] = ()
     outcome: str = APPLIED
+    failure: Exception | None = field(default=None, compare=False)
 
     @property
     def tokens_saved(self) -> int:
@@ -81,6 +85,7 @@ def build_layer_report(layer: int, outcome: LayerOutcome, tokens_before: int) ->
         results_truncated=outcome.results_truncated,
         removed_tool_use_ids=outcome.removed_tool_use_ids,
         outcome=outcome.outcome,
+        failure=outcome.failure,
     )
 
 

@@ -33,7 +33,8 @@ Summarizer = Callable[[list[dict[str, Any]]], str]
 
 class ProviderSummarizer(Protocol):
     """What `Provider.build_summarizer` gives the session: a `Summarizer` that also
-    reports what its requests cost and may reuse the session's cached prefix."""
+    reports what its requests cost, may reuse the session's cached prefix and tells of
+    its requests' retries."""
 
     @property
     def reported_usage(self) -> Sequence[Usage]:
@@ -43,6 +44,11 @@ class ProviderSummarizer(Protocol):
     def use_cached_prefix(self, prefix: CachedPrefix | None) -> None:
         """Offer what the last request wrote to the prompt cache (`summary_reuse`); a
         summarizer that sends no request ignores it."""
+        ...
+
+    def watch_retries(self, watcher: Callable[[RetryNotice], None] | None) -> None:
+        """Tell `watcher` of each retry of a summary request as it comes, on the thread
+        that asked for the summary; a summarizer that sends no request never calls it."""
         ...
 
     def __call__(self, messages: list[dict[str, Any]]) -> str: ...
@@ -61,6 +67,9 @@ class PlainSummarizer:
 
     def use_cached_prefix(self, prefix: CachedPrefix | None) -> None:
         """Nothing to reuse: no request is sent."""
+
+    def watch_retries(self, watcher: Callable[[RetryNotice], None] | None) -> None:
+        """Nothing to tell: no request is sent, so none is retried."""
 
     def __call__(self, messages: list[dict[str, Any]]) -> str:
         return self._summarize(messages)

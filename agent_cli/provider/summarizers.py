@@ -11,8 +11,11 @@ since (`summary_input`, within a quarter of the provider's window unless
 ends with a note naming them by pointer, and a previous summary's notes are carried
 into the new one whichever request wrote it (`summary_input.with_left_out_notes`). It waits at most `timeout_seconds` for the answer, in a daemon
 worker thread so a hung provider can never hold up the session or the process exit.
-It raises `SummarizerFailed` ("timeout", "provider_error", "no_response"); L4 treats
-that as failure and leaves the view unchanged.
+It raises `SummarizerFailed` ("timeout", "provider_error" carrying the request's
+`ProviderRequestFailed`, "no_response"); L4 treats that as failure and leaves the view
+unchanged. The provider's retries are told, as they come, to whoever `watch_retries`
+names, on the thread that asked for the summary (the REPL shows them as it shows an
+ordinary request's).
 
 Only a reply that is a summary is one (`read_summary_text`): one that calls a tool
 ("called_tool"), stops for any reason but `end_turn` ("stopped_early": cut at
@@ -29,11 +32,13 @@ which offers no tools. Timeouts and provider errors are not retried that way.
 
 from __future__ import annotations
 
+import queue
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from agent_cli.errors import SummarizerFailed, TerminationRequested
+from agent_cli.errors import ProviderRequestFailed, SummarizerFailed, TerminationRequested
 from agent_cli.events import (
     CACHE_NOTHING,
     ModelRequest,
@@ -110,12 +115,18 @@ class ModelSummarizer:
         self._max_input_chars = max_input_chars
         self._max_tokens = max_tokens
         self._cached_prefix: CachedPrefix | None = None
+        self._retry_watcher: Callable[[RetryNotice], None] | None = None
         self.reported_usage: list[Usage] = []
 
     def use_cached_prefix(self, prefix: CachedPrefix | None) -> None:
         """Let the next summary requests reuse what the session's cache holds, when that
         is cheaper than the bounded request (`summary_reuse`)."""
         self._cached_prefix = prefix
+
+    def watch_retries(self, watcher: Callable[[RetryNotice], None] | None) -> None:
+        """Tell `watcher` of each retry of a summary request as it comes, on the thread
+        that asked for the summary; None stops."""
+        self._retry_watcher = watcher
 
     def __call__(self, messages: list[dict[str, Any]]) -> str:
         window = self._provider.context_window
@@ -142,7 +153,7 @@ class ModelSummarizer:
         seen = StreamSeen()
         try:
             response = run_request_with_timeout(
-                self._provider, request, self._timeout_seconds, seen
+                self._provider, request, self._timeout_seconds, seen, self._retry_watcher
             )
         except (SummarizerFailed, KeyboardInterrupt, TerminationRequested) as stopped:
             billed = seen.billed_so_far()
@@ -245,36 +256,77 @@ def run_request_with_timeout(
     request: ModelRequest,
     timeout_seconds: float,
     seen: StreamSeen | None = None,
+    on_retry: Callable[[RetryNotice], None] | None = None,
 ) -> ModelResponse:
     """The final response of `provider.stream(request)`, or `SummarizerFailed`; `seen`
-    watches the stream as it goes.
+    watches the stream as it goes, and `on_retry` is told of each retry as it comes, on
+    the calling thread (the REPL draws it there; it must not raise).
 
     The stream runs in a daemon thread; if it has not finished after `timeout_seconds`
-    the thread is abandoned (it cannot be stopped from outside) and "timeout" is raised.
+    (its retries and their waits included) the thread is abandoned (it cannot be stopped
+    from outside) and "timeout" is raised. A `ProviderRequestFailed` is carried in the
+    "provider_error" it raises (`SummarizerFailed.provider_failure`), so the cause can be
+    said.
     """
     outcome: dict[str, Any] = {}
     watching = seen if seen is not None else StreamSeen()
+    retries: queue.SimpleQueue[RetryNotice | None] = queue.SimpleQueue()  # None: it ended
 
     def consume() -> None:
         try:
-            outcome["response"] = find_final_response(watching.watch(provider.stream(request)))
+            events = _pass_retries(watching.watch(provider.stream(request)), retries.put)
+            outcome["response"] = find_final_response(events)
         except Exception as error:  # carried to the caller's thread below
             outcome["error"] = error
+        finally:
+            retries.put(None)
 
     worker = threading.Thread(target=consume, name="summarizer-request", daemon=True)
     worker.start()
-    worker.join(timeout_seconds)
-    if worker.is_alive():
-        raise SummarizerFailed("timeout")
+    _relay_retries(retries, timeout_seconds, on_retry)
     error = outcome.get("error")
     if isinstance(error, SummarizerFailed):
         raise error
+    if isinstance(error, ProviderRequestFailed):
+        raise SummarizerFailed("provider_error", provider_failure=error) from error
     if error is not None:
         raise SummarizerFailed("provider_error") from error
     response = outcome.get("response")
     if not isinstance(response, ModelResponse):
         raise SummarizerFailed("no_response")
     return response
+
+
+def _pass_retries(
+    events: Iterable[ProviderEvent], put: Callable[[RetryNotice], None]
+) -> Iterator[ProviderEvent]:
+    """`events` as they are, each `RetryNotice` also handed to `put`."""
+    for event in events:
+        if isinstance(event, RetryNotice):
+            put(event)
+        yield event
+
+
+def _relay_retries(
+    retries: queue.SimpleQueue[RetryNotice | None],
+    timeout_seconds: float,
+    on_retry: Callable[[RetryNotice], None] | None,
+) -> None:
+    """Wait for the stream's end (None on `retries`), telling `on_retry` of each retry
+    before it; `SummarizerFailed("timeout")` once `timeout_seconds` have gone by."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise queue.Empty
+            notice = retries.get(timeout=left)
+        except queue.Empty:
+            raise SummarizerFailed("timeout", timeout_seconds=timeout_seconds) from None
+        if notice is None:
+            return
+        if on_retry is not None:
+            on_retry(notice)
 
 
 def find_final_response(events: Iterable[ProviderEvent]) -> ModelResponse | None:

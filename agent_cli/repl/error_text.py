@@ -993,16 +993,93 @@ _CANCELLED = {
     "recorded but was not sent; send 'continue' when you want an answer.",
 }
 LAYER_FAILURES = {
-    "summary_failed": "L4: the summarizer failed; the view was left as it was.",
-    "summary_blank": "L4: the summarizer returned nothing; the view was left as it was.",
-    "summary_not_unicode": "L4: the summary held text that is not valid Unicode (a lone "
-    "surrogate, which no request can carry), so it was not used.",
     "summary_not_smaller": "L4: the summary was not smaller than the messages it would "
     "replace, so it was not used.",
     "summary_too_large": "L4: the view would still have been over the hard limit with "
     "the summary, so it was not used; older messages were pruned instead.",
     "skipped_no_summarizer": "L4 was needed but no summarizer is available.",
 }
+# A summary asked for that failed (`session.compactor.FAILED_SUMMARY_OUTCOMES`): what
+# went wrong, then what comes next. A compaction asks for no summary again until the
+# user's next message; `/compact` (the notice's field `forced`) may be typed again.
+_FAILED_SUMMARIES = {
+    "summary_failed": "L4: the summarizer failed",
+    "summary_blank": "L4: the summarizer returned nothing",
+    "summary_not_unicode": "L4: the summary held text that is not valid Unicode (a lone "
+    "surrogate, which no request can carry), so it was not used",
+}
+_AFTER_FAILED_SUMMARY = (
+    "The view was left as it was; until your next message, compaction prunes older "
+    "messages instead of asking for a summary again."
+)
+_AFTER_FAILED_COMPACT = "The view was left as it was; try /compact again later."
+_AFTER_FAILED_SUMMARY_ONE_SHOT = (
+    "The view was left as it was; the rest of this run prunes older messages instead of "
+    "asking for a summary again."
+)
+# Why a summary request failed at the API (`ProviderRequestFailed.kind`); a kind not here
+# is a refusal, said with the API's own short message.
+_SUMMARY_REQUEST_CAUSES = {
+    "overloaded": "the API was overloaded",
+    "rate_limited": "the API's rate limit was reached",
+    "connection": "the connection to the API failed or dropped",
+    "timeout": "the API did not answer in time",
+    "stream_incomplete": "the API's answer broke off",
+    "stream_malformed": "the API's answer could not be read",
+    "api_error": "the API had an internal error",
+    "server_error": "the API had a server error",
+    "unavailable": "the API was unavailable",
+    "conflict": "the API reported a conflict",
+    "auth": "the API key was refused",
+    "permission": "the API key is not allowed to do this",
+}
+# Why a summary request's answer was no summary (`SummarizerFailed.reason`).
+_SUMMARY_REPLY_FAULTS = {
+    "no_response": "the stream ended without an answer",
+    "called_tool": "the model answered with a tool call instead of a summary",
+    "stopped_early": "the model's answer stopped before it was complete",
+    "no_text": "the model's answer held no summary",
+}
+
+
+def describe_failed_summary(
+    code: str, error: BaseException | None, *, forced: bool, one_shot: bool = False
+) -> str:
+    """A summary that failed (`summary_failed`, `summary_blank`, `summary_not_unicode`):
+    why, in the user's words, from the `SummarizerFailed` the notice carries (the API's
+    cause, how many attempts, its short message for a refusal), then what comes next
+    (`forced`: `/compact` asked for it; `one_shot`: `-p`, where no next message comes)."""
+    head = _FAILED_SUMMARIES.get(code, f"L4: {_c(code, 40)}")
+    if code == "summary_failed" and isinstance(error, e.SummarizerFailed):
+        head = _summary_failure(error)
+    if forced:
+        then = _AFTER_FAILED_COMPACT
+    else:
+        then = _AFTER_FAILED_SUMMARY_ONE_SHOT if one_shot else _AFTER_FAILED_SUMMARY
+    return f"{head}. {then}"
+
+
+def _summary_failure(error: e.SummarizerFailed) -> str:
+    """ "L4: the summary request failed ...": the cause `error` carries."""
+    failed = error.provider_failure
+    if failed is not None:
+        tries = f" after {failed.attempts} attempts" if failed.attempts > 1 else ""
+        status = f" (HTTP {failed.status})" if failed.status else ""
+        cause = _SUMMARY_REQUEST_CAUSES.get(failed.kind)
+        if cause is None:
+            said = f": {_c(failed.detail, 160)}" if failed.detail else f" ({_c(failed.kind, 40)})"
+            cause = f"the API refused it{said}"
+        return f"L4: the summary request failed{tries}{status}: {cause}"
+    if error.reason == "timeout":
+        waited = error.timeout_seconds
+        within = f" within {waited:,.0f} s" if waited is not None else " in time"
+        return f"L4: the summary request timed out: no answer came{within}"
+    fault = _SUMMARY_REPLY_FAULTS.get(error.reason)
+    if fault is None:
+        return _FAILED_SUMMARIES["summary_failed"]
+    return f"L4: the summary request failed: {fault}"
+
+
 _FIXED_NOTICES = {
     **LAYER_FAILURES,
     "empty_answer": "The model returned an empty answer.",
@@ -1340,6 +1417,9 @@ def notice_text(notice: Notice, *, one_shot: bool = False, session_id: str | Non
         return _ONE_SHOT_NOTICES[notice.code](notice, session_id)
     if notice.code in _NOTICE_ERROR_WORDS:
         return _NOTICE_ERROR_WORDS[notice.code](notice.error)
+    if notice.code in _FAILED_SUMMARIES:
+        forced = notice.fields.get("forced") is True
+        return describe_failed_summary(notice.code, notice.error, forced=forced, one_shot=one_shot)
     if notice.code in _FIXED_NOTICES:
         return _FIXED_NOTICES[notice.code]
     words = _NOTICE_FIELDS_WORDS.get(notice.code)

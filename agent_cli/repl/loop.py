@@ -281,10 +281,12 @@ class Repl:
 
     def _watch_live_activity(self, session: SessionPort) -> None:
         """Let the renderer show a running command's output live, and a spinner while a
-        request waits for the model or compaction waits for a summary."""
+        request waits for the model or compaction waits for a summary (and the retries of
+        a summary request, as an ordinary request's are shown)."""
         session.watch_tool_output(self._renderer.watch_tool_output)
         session.watch_model_requests(self._renderer.watch_model_request)
         session.watch_summary_requests(self._renderer.watch_summary_request)
+        session.watch_summary_retries(self._renderer.watch_summary_retry)
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""

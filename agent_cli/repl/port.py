@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         Notice,
         SessionEvent,
         SessionStats,
+        StreamRestarted,
         ToolFinished,
     )
     from agent_cli.models import ModelInfo
@@ -115,6 +116,11 @@ class SessionPort(Protocol):
 
     def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
         """Call `watcher` as compaction asks for a summary, before it comes; None stops."""
+        ...
+
+    def watch_summary_retries(self, watcher: Callable[[StreamRestarted], None] | None) -> None:
+        """Call `watcher` as each retry of a summary request comes, as an ordinary
+        request's retry comes as an event; None stops."""
         ...
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]: ...

@@ -1,11 +1,12 @@
 """`agent-cli -p PROMPT`: one turn for scripts.
 
 Contract: the final answer alone goes to stdout, as plain sanitized text; `[compact]`
-lines, tool progress, the text the model wrote between tool calls and notices go to
-stderr. `exit_code_for_outcome` maps how the turn ended to the exit code: 0 ok, 1 failed
-(e.g. the provider failed), 3 blocked by the hard limit, 130 cancelled (Ctrl-C). A turn
-that said ok but one of whose records the transcript refused (`UNRECORDED_NOTICES`) is
-failed, 1: a script must not take a turn that a later `--continue` cannot see for done. Errors are worded for the command line
+lines, tool progress, the text the model wrote between tool calls, notices and retry
+lines (a summary request's too) go to stderr. `exit_code_for_outcome` maps how the turn
+ended to the exit code: 0 ok, 1 failed (e.g. the provider failed), 3 blocked by the hard
+limit, 130 cancelled (Ctrl-C). A turn that said ok but one of whose records the transcript
+refused (`UNRECORDED_NOTICES`) is failed, 1: a script must not take a turn that a later
+`--continue` cannot see for done. Errors are worded for the command line
 (`describe_startup_error`): `agent-cli --resume <id>`, never a REPL command.
 """
 
@@ -94,6 +95,7 @@ def run_print_turn(
     for notice in session.startup_notices:
         diagnostics.render(notice)
     session.start_mcp()
+    session.watch_summary_retries(diagnostics.watch_summary_retry)  # as a request's, on stderr
     try:
         ended = drive_events(session.run_turn(prompt_text), renderer.render)
     except AgentCliError as exc:

@@ -5,7 +5,8 @@ words for compaction come from `compact_lines`, tool panels from `tool_lines`, t
 answer from `AnswerStream` (an answer the session dropped, `Notice.drops_answer`,
 is taken off a live view); from a request's sending (`watch_model_request`) to the first
 event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it; the
-same while compaction waits for a summary (`watch_summary_request`), in words of its own.
+same while compaction waits for a summary (`watch_summary_request`), in words of its own,
+and a summary request's retries are shown as a request's are (`watch_summary_retry`).
 The REPL's own `[compact]` lines carry a style of their own
 (bold cyan tag), and everything from outside is shown through sanitized `Text`, so a
 model cannot fake them or colour the screen. Every line is printed through
@@ -178,6 +179,13 @@ class EventRenderer:
     def watch_summary_request(self) -> None:
         """Compaction asks for a summary: the spinner turns, saying so, until the next
         event (the `[compact]` lines, a notice, or the request that follows)."""
+        self._waiting.start(describe_summary_wait)
+
+    def watch_summary_retry(self, event: StreamRestarted) -> None:
+        """A summary request is retried: its retry line, as an ordinary request's, and
+        the summary's spinner again."""
+        self._waiting.stop()
+        self._print(Text(format_retry(event), style="dim"))
         self._waiting.start(describe_summary_wait)
 
     def watch_tool_output(self, chunk: bytes) -> None:

@@ -152,6 +152,12 @@ class LoopGuard:
     (`OVER_SOFT`, `FREED_LITTLE`), and stays so when the hold ends on regrowth, until a
     compaction makes room or `release`. While it is, the compactor asks for a summary only
     when one would replace a worthwhile part (`worthwhile_summary_tokens`).
+
+    `summary_failed`: a summary asked for in the running turn failed (its request ran out
+    of retries, timed out, or gave nothing usable): no later compaction of the turn asks
+    for one again (each would pay for another series of attempts, minutes under a
+    spinner, against a service that just failed), until `new_turn`. `/compact` asks all
+    the same.
     """
 
     min_fraction: float = 0.02
@@ -159,6 +165,15 @@ class LoopGuard:
     held_at: int | None = None
     aim: int | None = None  # the low-water mark a deep run that held stopped above
     made_no_room: bool = False
+    summary_failed: bool = False
+
+    def note_summary_failed(self) -> None:
+        """A summary failed: ask for none again in this turn."""
+        self.summary_failed = True
+
+    def new_turn(self) -> None:
+        """A turn begins: its compactions may ask for a summary again."""
+        self.summary_failed = False
 
     def note_compaction(
         self, before: int, after: int, soft_threshold: int, *, deep_aim: int | None = None

@@ -47,6 +47,17 @@ since the last (200 MCP tool schemas at 88,000 of 80,000 tokens: 6 summary reque
 30, each saving under 100 tokens). A room-making run (`density`) and a run at the hard
 limit are never held so.
 
+A summary that failed (its request ran out of retries, timed out or brought nothing
+usable: `FAILED_SUMMARY_OUTCOMES`) holds the guard for the rest of the turn
+(`LoopGuard.summary_failed`, lifted by `begin_turn`): later automatic runs of the turn get
+no summarizer, so L3 prunes as when none is offered, and no `skipped_no_summarizer`
+warning is given for it; `/compact` asks all the same. Why: each compaction of a turn
+of tool calls asked again, a series of five billed attempts and half a minute under a
+spinner each time, against an API that had just failed. The failure's warning carries
+what the summarizer raised (`SummarizerFailed`, redacted of the session's secrets:
+`shown_errors`) and whether `/compact` asked, for the REPL to word; each retry of a
+summary request is told to `summary_retry_watcher` as it comes.
+
 `make_room_for_uncounted` runs after it before every request: the calibration holds for
 content the API has counted, and what the last turn added may be denser (a padded table
 counted at twice our estimate sent a request 8% over the hard limit). When that content,
@@ -115,7 +126,9 @@ from agent_cli.events import (
     LayerLine,
     Notice,
     RequestBlocked,
+    RetryNotice,
     SessionEvent,
+    StreamRestarted,
 )
 from agent_cli.provider.summary_reuse import CachedPrefix, is_still_cached
 from agent_cli.secret_forms import SecretForms
@@ -134,6 +147,7 @@ from agent_cli.session.budget import (
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.shown_errors import shown_summary_failure
 from agent_cli.session.summary_reach import summary_reach
 from agent_cli.session.summary_watch import WatchedSummarizer
 
@@ -164,6 +178,9 @@ FAILED_LAYER_OUTCOMES = frozenset(
         SKIPPED_NO_SUMMARIZER,
     }
 )
+# Outcomes of a summary asked for that failed (no usable text came back): no later
+# automatic run of the same turn asks again (`LoopGuard.summary_failed`).
+FAILED_SUMMARY_OUTCOMES = frozenset({SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_UNICODE})
 
 
 class Compactor:
@@ -199,6 +216,8 @@ class Compactor:
         self._low_water_noticed = False  # an unreachable --low-water is said once
         self._settled_view: tuple[Any, ...] | None = None  # left by the last summary's run
         self.summary_watcher: Callable[[], None] | None = None  # told before each summary
+        # told of each retry of a summary request, as it comes
+        self.summary_retry_watcher: Callable[[StreamRestarted], None] | None = None
         # tokens the thresholds are measured above (the offline demo: MCP tool schemas)
         self.threshold_lift: Callable[[], int] | None = None
 
@@ -315,8 +334,10 @@ class Compactor:
             )
             free_only = self._unless_summary_worth_it(free_run, policy, reserved)
         summarizer: ProviderSummarizer | None = None
-        if free_only is None and (forced or tokens >= policy.soft_threshold):
-            summarizer = self._build_summarizer(focus, frame)  # below soft no layer runs
+        wanted = free_only is None and (forced or tokens >= policy.soft_threshold)
+        held_back = wanted and not forced and self._guard.summary_failed  # failed this turn
+        if wanted and not held_back:  # (below soft no layer runs)
+            summarizer = self._build_summarizer(focus, frame)
         try:
             result = free_only or compact_context(
                 self.conversation.view,
@@ -331,7 +352,8 @@ class Compactor:
             blocked.durable_tokens = blocked.durable_tokens or frame.durable_tokens
             blocked.instructions_tokens = frame.instructions_tokens
             blocked.instructions_source = frame.instructions_source
-            yield from _failed_layer_notices(blocked.reports)
+            self._note_failed_summary(blocked.reports)
+            yield from self._failed_layer_notices(blocked.reports, forced, held_back)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
             if summarizer is not None:
@@ -339,7 +361,9 @@ class Compactor:
         fired = [r for r in result.reports if r.outcome == APPLIED]
         # `/compact` whose summary was refused says so in its one line, not in two
         refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
-        yield from _failed_layer_notices(r for r in result.reports if not refused or r.layer != 4)
+        self._note_failed_summary(result.reports)
+        said = [r for r in result.reports if not refused or r.layer != 4]
+        yield from self._failed_layer_notices(said, forced, held_back)
         if fired:
             yield from self._adopt(result, fired, policy, forced, focus, reserved)
         elif refused:
@@ -359,6 +383,36 @@ class Compactor:
             r.layer == 4 and r.outcome in SETTLED_SUMMARY_OUTCOMES for r in result.reports
         )
         self._settled_view = tuple(self.conversation.view) if settled else None
+
+    def begin_turn(self) -> None:
+        """A turn begins: its compactions may ask for a summary again, though one failed
+        in the last turn (`LoopGuard.summary_failed`)."""
+        self._guard.new_turn()
+
+    def _note_failed_summary(self, reports: Iterable[Any]) -> None:
+        """After a summary that failed, no automatic run of this turn asks for one again:
+        L3 prunes instead, as when no summarizer is offered (`LoopGuard.summary_failed`)."""
+        if any(report.outcome in FAILED_SUMMARY_OUTCOMES for report in reports):
+            self._guard.note_summary_failed()
+
+    def _failed_layer_notices(
+        self, reports: Iterable[Any], forced: bool, held_back: bool
+    ) -> Iterator[Notice]:
+        """One warning per layer that tried and failed (the view was left as it was); a
+        failed summary's with what the summarizer raised (its cause, redacted of the
+        session's secrets) and whether `/compact` asked for it. A summary held back after
+        one failed this turn (`held_back`) is not said again as one no summarizer could
+        write."""
+        for report in reports:
+            if report.outcome not in FAILED_LAYER_OUTCOMES:
+                continue
+            if held_back and report.outcome == SKIPPED_NO_SUMMARIZER:
+                continue
+            if report.outcome not in FAILED_SUMMARY_OUTCOMES:
+                yield Notice("warning", report.outcome)
+                continue
+            cause = shown_summary_failure(report.failure, self._secret_forms)
+            yield Notice("warning", report.outcome, {"forced": forced}, error=cause)
 
     def _may_hold_summary(self, policy: CompactionPolicy, tokens: int) -> bool:
         """True when a run of `tokens` (over the soft threshold, under the hard limit, where
@@ -542,6 +596,9 @@ class Compactor:
         if summarizer is None:
             return None
         self.offer_cached_prefix(summarizer, frame)
+        retries = self.summary_retry_watcher
+        if retries is not None:
+            summarizer.watch_retries(lambda notice: retries(_restarted(notice)))
         if self.summary_watcher is None:
             return summarizer
         return WatchedSummarizer(summarizer, self.summary_watcher)
@@ -710,11 +767,9 @@ def _has_failed_layer(reports: Iterable[Any]) -> bool:
     return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
 
 
-def _failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
-    """One warning per layer that tried and failed; the view was left as it was."""
-    for report in reports:
-        if report.outcome in FAILED_LAYER_OUTCOMES:
-            yield Notice("warning", report.outcome)
+def _restarted(notice: RetryNotice) -> StreamRestarted:
+    """A summary request's retry, as the REPL is told of an ordinary request's."""
+    return StreamRestarted(notice.attempt, notice.delay_seconds, notice.kind)
 
 
 def _with_secret_forms(policy: CompactionPolicy, forms: SecretForms | None) -> CompactionPolicy:

@@ -32,6 +32,7 @@ from agent_cli.events import (
     Notice,
     SessionEvent,
     SessionStats,
+    StreamRestarted,
     ToolFinished,
 )
 from agent_cli.models import ModelInfo
@@ -418,6 +419,11 @@ class Session:
         """Call `watcher` as compaction asks for a summary (L4, `/compact`), before it
         comes back (the REPL's summarizing spinner); None stops."""
         self._compactor.summary_watcher = watcher
+
+    def watch_summary_retries(self, watcher: Callable[[StreamRestarted], None] | None) -> None:
+        """Call `watcher` as each retry of a summary request comes (what an ordinary
+        request's retry yields as an event); None stops."""
+        self._compactor.summary_retry_watcher = watcher
 
     # --- durable context ----------------------------------------------------------------
 

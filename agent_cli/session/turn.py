@@ -29,6 +29,8 @@ Contract of `TurnRunner.run_turn`:
   `MAX_PAUSES_PER_TURN` times: the next pause ends the turn "ok" with a `pause_limit`
   notice (agent-cli offers no server tools, so an endpoint that always pauses must not
   make one prompt send a paid request per step).
+- A turn tells the compactor it begins (`Compactor.begin_turn`): a summary that failed in
+  the last turn may be asked for again, once.
 
 Contract of the recording steps (`record*`): each yields its notices and returns True
 when the message is recorded (transcript, then view: `Conversation.append`) and False
@@ -71,7 +73,6 @@ from agent_cli.errors import (
     PermissionQuestionInterrupted,
     PermissionQuestionTerminated,
     ProviderError,
-    ProviderRequestFailed,
     StoreError,
     TerminationRequested,
     ToolNotStarted,
@@ -118,6 +119,7 @@ from agent_cli.session.oversized import MessageShrinker
 from agent_cli.session.question_marks import QuestionMarks
 from agent_cli.session.request_context import RequestFrame, build_frame
 from agent_cli.session.resumed_secrets import redact_resumed_view
+from agent_cli.session.shown_errors import without_secrets
 from agent_cli.termination import signal_name
 from agent_cli.tools.output import ToolInterrupted, ToolOutcome, ToolTerminated
 
@@ -328,6 +330,7 @@ class TurnRunner:
         """The turn loop (see module contract)."""
         conversation = self.conversation
         self._pauses = 0
+        self.compactor.begin_turn()
         if not (yield from record_held_results(conversation)) or not (
             yield from record_user_text(conversation, text, self.shrinker().shrink)
         ):
@@ -864,26 +867,3 @@ def _text_of(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
-
-
-def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError:
-    """`error` with its detail and URL redacted of the session's secrets: an API, gateway
-    or proxy may quote the request it refuses, a base URL's path may hold a token, and both
-    are shown on the terminal (the provider redacts only its own key). The same error when
-    nothing in it is a secret."""
-    if not isinstance(error, ProviderRequestFailed):
-        return error
-    detail = secrets.redact(error.detail) if error.detail else error.detail
-    url = secrets.redact(error.url) if error.url else error.url
-    if detail == error.detail and url == error.url:
-        return error
-    return ProviderRequestFailed(
-        error.kind,
-        status=error.status,
-        attempts=error.attempts,
-        detail=detail,
-        model=error.model,
-        tool=error.tool,
-        url=url,
-        content_type=error.content_type,
-    )

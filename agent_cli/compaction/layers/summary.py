@@ -7,7 +7,8 @@ when the window starts with a user message, an acknowledgement keeps roles alter
 before the window is the previous summary (and its acknowledgement), the summarizer is not called
 (`NOTHING_NEW_TO_SUMMARIZE`). It fails safe: a summarizer that raises, returns no text or text UTF-8
 cannot carry (a lone surrogate: no request could hold the view), or a view that would not be smaller,
-gives the view back unchanged with 0 saved and an outcome saying why.
+gives the view back unchanged with 0 saved and an outcome saying why; one that raised, with what it
+raised (`LayerOutcome.failure`: the caller words the cause).
 """
 
 from __future__ import annotations
@@ -77,16 +78,18 @@ def has_older_messages_to_summarize(messages: Sequence[dict[str, Any]], keep_rec
     return start > 0 and not holds_only_previous_summary(messages[:start])
 
 
-def _unchanged(messages: Sequence[dict[str, Any]], outcome: str) -> LayerOutcome:
-    return LayerOutcome(list(messages), 0, outcome=outcome)
+def _unchanged(
+    messages: Sequence[dict[str, Any]], outcome: str, failure: Exception | None = None
+) -> LayerOutcome:
+    return LayerOutcome(list(messages), 0, outcome=outcome, failure=failure)
 
 
-def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> str | None:
-    """The summarizer's text, stripped; None when it raised (interrupts propagate)."""
+def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> str | Exception:
+    """The summarizer's text, stripped; what it raised when it did (interrupts propagate)."""
     try:
         text = summarizer(copy.deepcopy(list(old)))
-    except Exception:
-        return None
+    except Exception as failure:
+        return failure
     return text.strip() if isinstance(text, str) else ""
 
 
@@ -113,8 +116,8 @@ def build_summary_outcome(
     if holds_only_previous_summary(old):
         return _unchanged(messages, NOTHING_NEW_TO_SUMMARIZE)
     summary = _call_summarizer(summarizer, old)
-    if summary is None:
-        return _unchanged(messages, SUMMARY_FAILED)
+    if isinstance(summary, Exception):
+        return _unchanged(messages, SUMMARY_FAILED, summary)
     if not summary:
         return _unchanged(messages, SUMMARY_BLANK)
     if not _is_utf8(summary):
