@@ -53,13 +53,20 @@ FORBIDDEN_RAW = (
     # hidden characters: bidi marks and isolates, zero widths, tags, the BOM
     *("\u061c", "\u200b", "\u200e", "\u200f", "\u2066", "\u2069", "\ufeff", "\U000e0041"),
 )
-# Unicode's bidi controls and default-ignorable characters (the glue of emoji aside).
+# Unicode's bidi controls and default-ignorable characters, but for the invisible ones
+# real text is written with (the soft hyphen, the grapheme joiner, the non-joiner and
+# joiner, Mongolian selectors and vowel separator, the variation selectors).
 UNICODE_HIDDEN = regex.compile(
-    r"[[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Cf}]--[\u200d\ufe0f]]", regex.V1
+    r"[[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Cf}]"
+    r"--[\u00ad\u034f\u180b-\u180f\u200c\u200d\p{Variation_Selector}]]",
+    regex.V1,
 )
+# A line that reads as the REPL's log: its first drawn characters are the tag, after
+# blanks, combining marks and characters that draw nothing (tmux drops a mark at column 0).
+LOOKS_LIKE_LOG = regex.compile(r"[\s\p{M}\p{Cf}\p{Z}]*\[compact\]")
 CONTROL = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f"
-    "\ufeff\U000e0000-\U000e0fff]"
+    "\ufeff\U000e0000-\U000e00ff\U000e01f0-\U000e0fff]"
 )
 
 
@@ -84,7 +91,7 @@ def check_terminal(console: Console, raw: io.StringIO, *, live: bool) -> str:
         assert "\r" not in sent
     assert not CONTROL.search(shown.replace("\n", ""))
     for line in shown.splitlines():
-        assert not line.lstrip(" \t").startswith(COMPACT_TAG), f"fake log line: {line!r}"
+        assert not LOOKS_LIKE_LOG.match(line), f"fake log line: {line!r}"
     return shown
 
 
@@ -237,6 +244,68 @@ def test_what_markdown_makes_of_the_text_is_cleaned_before_the_terminal(text):
 def test_a_zero_width_reference_cannot_hide_a_fake_compact_line_from_the_mark():
     shown = render_final_answer("&#x200B;[compact] total: 9,000 -> 10 tokens (-8,990) in 1 layer")
     assert FAKE_COMPACT_MARK + COMPACT_TAG in shown
+
+
+# Session 30's review: the wider list took these out of what the terminal got (written
+# as characters, and as the references Markdown turns into them).
+SCRIPT_SAMPLES = {
+    "Persian (U+200C)": "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    "Sinhala (U+200D)": "\u0dc1\u0dca\u200d\u0dbb\u0dd3",
+    "Hindi (U+200D)": "\u0915\u094d\u200d\u0937",
+    "Japanese (U+E0100)": "\u845b\U000e0100",
+    "Mongolian (U+180B-U+180F)": "\u182e\u180b\u1823\u180c\u1829\u180d\u182d\u180e\u1820\u180f",
+    "a standard variation sequence (U+FE00)": "\u2269\ufe00",
+    "an emoji family (U+200D)": "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "an emoji presentation (U+FE0F)": "\u26a0\ufe0f",
+}
+AS_REFERENCES = {
+    "Persian by &zwnj;": ("\u0645\u06cc&zwnj;\u062e", "\u0645\u06cc\u200c\u062e"),
+    "Sinhala by &#x200D;": ("\u0dc1\u0dca&#x200D;\u0dbb\u0dd3", SCRIPT_SAMPLES["Sinhala (U+200D)"]),
+    "Japanese by &#xE0100;": ("\u845b&#xE0100;", "\u845b\U000e0100"),
+    "a variation selector by &#65024;": ("\u2269&#65024;", "\u2269\ufe00"),
+}
+
+
+@pytest.mark.parametrize("live", [True, False], ids=["live", "pipe"])
+@pytest.mark.parametrize("sample", SCRIPT_SAMPLES.values(), ids=SCRIPT_SAMPLES.keys())
+def test_each_script_s_joiners_and_selectors_reach_the_terminal(sample, live):
+    text = f"Say {sample} please.\n\n- {sample}\n"
+    shown = render_answer(text, list(range(1, len(text))), live=live)
+    assert shown.count(sample) >= 2
+    console, raw = terminal_console()
+    renderer = EventRenderer(console, live=live)
+    for character in text:
+        renderer.render(AssistantText(character))
+    if not live:  # printed as it streams (a live view is drawn on its own clock)
+        assert raw.getvalue().count(sample) == 2
+    renderer.render(AssistantDone(text=text, stop_reason="end_turn"))
+    renderer.close()
+    assert sample in raw.getvalue()
+
+
+@pytest.mark.parametrize(("text", "drawn"), AS_REFERENCES.values(), ids=AS_REFERENCES.keys())
+def test_a_reference_to_a_joiner_or_selector_reaches_the_terminal_as_the_character(text, drawn):
+    assert drawn in render_final_answer(f"Say {text} please.")
+
+
+def test_a_soft_hyphen_in_code_reaches_the_terminal():
+    code = 'x = "a\xadb"'
+    for text in (f"Run `{code}` now.", f"```python\n{code}\n```\n", code):
+        assert code in render_final_answer(text)
+        assert code in render_answer(text, [3, 9], live=False)
+
+
+@pytest.mark.parametrize(
+    "lead", ["&#x301;", "\u0301", "&#x200D;", "\u0301\u0327", "&#xFE0F;", "&shy;", "&nbsp;"]
+)
+def test_a_combining_or_invisible_lead_cannot_hide_a_fake_compact_line_from_the_mark(lead):
+    """Session 30's review: `&#x301;[compact] total: ...` was shown without the mark, and
+    tmux drops a combining mark at column 0, so the line read as the REPL's own."""
+    text = f"{lead}[compact] total: 9,000 -> 10 tokens (-8,990) in 1 layer"
+    shown = render_final_answer(text)
+    assert shown.startswith(FAKE_COMPACT_MARK), shown
+    for live in (True, False):
+        render_answer(f"ok\n{text}", [2, 4, 5, 9], live=live)
 
 
 def test_an_emoji_family_is_still_drawn_whole():

@@ -3,14 +3,17 @@
 Contract: everything the REPL shows that it did not write itself passes through here
 first. `sanitize_text` removes what could move the cursor, recolour, retitle or clear the
 screen (ANSI/VT escape sequences, C0/C1 control characters) and keeps only `\\n` and `\\t`,
-and what would reorder text or draw as nothing (bidi controls and marks, zero widths,
-tags: `hidden_characters`, which keeps the glue of emoji); a carriage return (or
+and what would reorder text or draw as nothing (bidi controls and marks, the zero-width
+space, tags: `hidden_characters`; the joiners, selectors and soft hyphen real text is
+written with stay); a carriage return (or
 U+2028/U+2029, which many readers take for one) becomes a line break, so "ok\\rFAKE"
 cannot hide "ok"; a lone surrogate (text UTF-8 cannot carry: a broken endpoint's answer, a
 name that is not UTF-8) becomes U+FFFD, so no terminal writer fails on it.
 `sanitize_segment_text` is that for one piece of a rendered line (what rich's Markdown
 drew), on one line. `defuse_fake_compact_lines` marks lines that pose as the
-REPL's own `[compact]` log, so a model cannot fake a compaction report. Where the user
+REPL's own `[compact]` log, so a model cannot fake a compaction report: a line whose
+first drawn characters are the tag, after blanks, combining marks or characters that
+draw as nothing (a terminal drops a combining mark at column 0). Where the user
 approves what is there (`approval_view`), nothing is removed:
 `written_out.reveal_controls` writes out every character a terminal would obey, hide or
 draw as a blank (`^M`, `<U+202E>`, `<U+FE0F>`, decided by Unicode category, see
@@ -25,8 +28,13 @@ markup strings; `escape_markup` exists for the rare place that builds markup.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from agent_cli.hidden_characters import unfinished_emoji_start, without_hidden_characters
+from agent_cli.hidden_characters import (
+    is_hidden_character,
+    unfinished_flag_start,
+    without_hidden_characters,
+)
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.terminal_escapes import without_escapes
 from agent_cli.written_out import revealed_pieces
@@ -59,9 +67,31 @@ def sanitize_segment_text(text: str) -> str:
     return sanitize_text(text).replace("\n", " ")
 
 
+# Categories of what draws nothing or a blank before a line's first drawn character:
+# combining marks (a terminal drops one at column 0), format characters, separators and
+# controls.
+_UNSEEN_CATEGORIES = frozenset({"Mn", "Mc", "Me", "Cf", "Cc", "Zs", "Zl", "Zp"})
+_BLANK_SYMBOLS = frozenset({"\u2800"})  # braille pattern blank
+
+
+def is_unseen_lead(character: str) -> bool:
+    """True when `character` at a line's start would leave the tag after it looking like
+    the start of the line: a blank, a combining mark, a character that draws nothing."""
+    return (
+        character.isspace()
+        or unicodedata.category(character) in _UNSEEN_CATEGORIES
+        or character in _BLANK_SYMBOLS
+        or is_hidden_character(character)
+    )
+
+
 def is_fake_compact_line(line: str) -> bool:
-    """True when a line of outside text would read like the REPL's `[compact]` log."""
-    return line.lstrip(" \t").startswith(COMPACT_TAG)
+    """True when a line of outside text would read like the REPL's `[compact]` log: its
+    first drawn characters, after any unseen lead (`is_unseen_lead`), are the tag."""
+    start = 0
+    while start < len(line) and is_unseen_lead(line[start]):
+        start += 1
+    return line.startswith(COMPACT_TAG, start)
 
 
 def defuse_fake_compact_lines(text: str) -> str:
@@ -149,30 +179,33 @@ class StreamSanitizer:
     """Sanitizes streamed text piece by piece, as the pieces arrive.
 
     A piece may end in the middle of a line, so a line start that could still turn into
-    `[compact]` is held back until it is decided (at most the tag's length), a trailing
-    `\\r` is held until the next piece shows whether `\\n` follows, and a trailing emoji
-    until it shows whether glue follows (`unfinished_emoji_start`), which alone would be
-    removed. `feed` returns what can be shown now; `finish` returns whatever was held back.
+    `[compact]` (unseen lead, then part of the tag) is held back until it is decided, a
+    trailing `\\r` is held until the next piece shows whether `\\n` follows, and a
+    trailing subdivision flag (at most six characters, `unfinished_flag_start`) until it
+    shows whether its tags finish it, which alone would be removed. Each character is
+    looked at a bounded number of times, so any stream shows in time linear in its
+    length. `feed` returns what can be shown now; `finish` returns whatever was held back.
     """
 
     def __init__(self) -> None:
-        self._held = ""  # undecided start of the current line
+        self._held: list[str] = []  # undecided start of the current line
+        self._tag_seen = 0  # how much of the tag the held start ends in
         self._at_line_start = True
-        self._carried = ""  # raw text the next piece may change: a `\\r`, an emoji's start
+        self._carried = ""  # raw text the next piece may change: a `\\r`, a flag's start
 
     def feed(self, piece: str) -> str:
         piece, self._carried = self._carried + piece, ""
         if piece.endswith("\r"):
             piece, self._carried = piece[:-1], "\r"
         else:
-            start = unfinished_emoji_start(piece)
+            start = unfinished_flag_start(piece)
             piece, self._carried = piece[:start], piece[start:]
         return self._show(sanitize_text(piece))
 
     def finish(self) -> str:
         shown = self._show(sanitize_text(self._carried))
-        rest = shown + self._held
-        self._held, self._at_line_start, self._carried = "", True, ""
+        rest = shown + "".join(self._held)
+        self._held, self._tag_seen, self._at_line_start, self._carried = [], 0, True, ""
         return rest
 
     def _show(self, text: str) -> str:
@@ -184,23 +217,28 @@ class StreamSanitizer:
         return "".join(shown)
 
     def _end_line(self) -> str:
-        line_rest, self._held = self._held, ""
-        self._at_line_start = True
+        line_rest = "".join(self._held)
+        self._held, self._tag_seen, self._at_line_start = [], 0, True
         return line_rest + "\n"
 
     def _take_fragment(self, fragment: str) -> str:
         if not self._at_line_start:
             return fragment
-        candidate = self._held + fragment
-        stripped = candidate.lstrip(" \t")
-        if stripped.startswith(COMPACT_TAG):
-            self._held, self._at_line_start = "", False
-            return FAKE_COMPACT_MARK + candidate
-        if COMPACT_TAG.startswith(stripped):
-            self._held = candidate  # still undecided (possibly empty)
-            return ""
-        self._held, self._at_line_start = "", False
-        return candidate
+        for character in fragment:
+            if self._tag_seen == 0 and is_unseen_lead(character):
+                continue
+            if character != COMPACT_TAG[self._tag_seen]:
+                return self._decide(fragment, fake=False)
+            self._tag_seen += 1
+            if self._tag_seen == len(COMPACT_TAG):
+                return self._decide(fragment, fake=True)
+        self._held.append(fragment)  # still undecided (possibly empty)
+        return ""
+
+    def _decide(self, fragment: str, *, fake: bool) -> str:
+        line_start = "".join(self._held) + fragment
+        self._held, self._tag_seen, self._at_line_start = [], 0, False
+        return FAKE_COMPACT_MARK + line_start if fake else line_start
 
 
 def show_path(path: str, limit: int | None = None, written: frozenset[int] = frozenset()) -> str:
