@@ -290,6 +290,8 @@ def _escaped_consistently(value: str, draw: random.Random) -> str:
     return "".join(out)
 
 
+# about 13 s of CPU: on a loaded 2-core box its wall time neared the default 120 s limit
+@pytest.mark.timeout(600)
 def test_a_value_full_of_markers_is_redacted_however_its_escapers_wrote_it():
     """The markers' forms lose nothing an escaper writes: a value of quotes, backslashes
     and other punctuation, escaped by any consistent mix of escapers, is redacted whole."""
