@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 
 from agent_cli.compaction import CompactionPolicy
-from agent_cli.durable import DurableContextState, DurableFact, PendingItem
+from agent_cli.durable import DurableContextState, DurableFact, ItemsElsewhere, PendingItem
 from agent_cli.errors import (
     ArtifactUnavailable,
     DurableItemNotFound,
@@ -174,8 +174,8 @@ class FakeSession:
     request_watcher: Callable[[], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
-    # (folder, state) of this session's items kept for another folder (`earlier_durable`)
-    earlier_items: tuple[str, DurableContextState] | None = None
+    # this session's items kept for other folders (`earlier_durable`)
+    earlier_items: tuple[ItemsElsewhere, ...] = ()
 
     @property
     def transcript_path(self) -> str:
@@ -256,13 +256,15 @@ class FakeSession:
         self.calls.append(("resolve_sources",))
         return self.resolutions
 
-    def earlier_durable(self) -> tuple[str, DurableContextState] | None:
+    def earlier_durable(self) -> tuple[ItemsElsewhere, ...]:
         return self.earlier_items
 
-    def bring_earlier_durable(self) -> tuple[str, DurableContextState] | None:
+    def bring_earlier_durable(self) -> tuple[ItemsElsewhere, ...]:
+        """Copies every folder's items without clashes; those with clashes stay."""
         self.calls.append(("bring_earlier_durable",))
-        brought, self.earlier_items = self.earlier_items, None
-        return brought
+        found = self.earlier_items
+        self.earlier_items = tuple(one for one in found if one.clashes)
+        return found
 
     def last_summary(self) -> str | None:
         self.calls.append(("last_summary",))
