@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 
 from agent_cli.compaction import CompactionPolicy
-from agent_cli.durable import DurableContextState, DurableFact, PendingItem
+from agent_cli.durable import DurableContextState, DurableFact, ItemsElsewhere, PendingItem
 from agent_cli.errors import (
     ArtifactUnavailable,
     DurableItemNotFound,
@@ -180,8 +180,8 @@ class FakeSession:
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
     recorded_tool_result: ToolFinished | None = None  # the transcript's newest, for /last
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
-    # (folder, state) of this session's items kept for another folder (`earlier_durable`)
-    earlier_items: tuple[str, DurableContextState] | None = None
+    # this session's items kept for other folders (`earlier_durable`)
+    earlier_items: tuple[ItemsElsewhere, ...] = ()
     learn_script: list[Any] = field(default_factory=list)  # what a dotenv check yields
     known_secrets: tuple[str, ...] = ()  # what `redact_known_secrets` hides
 
@@ -279,13 +279,15 @@ class FakeSession:
         self.calls.append(("resolve_sources",))
         return self.resolutions
 
-    def earlier_durable(self) -> tuple[str, DurableContextState] | None:
+    def earlier_durable(self) -> tuple[ItemsElsewhere, ...]:
         return self.earlier_items
 
-    def bring_earlier_durable(self) -> tuple[str, DurableContextState] | None:
+    def bring_earlier_durable(self) -> tuple[ItemsElsewhere, ...]:
+        """Copies every folder's items without clashes; those with clashes stay."""
         self.calls.append(("bring_earlier_durable",))
-        brought, self.earlier_items = self.earlier_items, None
-        return brought
+        found = self.earlier_items
+        self.earlier_items = tuple(one for one in found if one.clashes)
+        return found
 
     def last_summary(self) -> str | None:
         self.calls.append(("last_summary",))

@@ -2,7 +2,8 @@
 
 An id names one item for good: brought items keep their ids, the next id goes on after
 the highest either folder ever gave, and two states whose ids would come to name two items
-are not made one (`DurableIdsClash`, nothing changed).
+are not made one (`DurableIdsClash`, nothing changed). `items_elsewhere` is what a bring
+would add: what `/facts` and a resume name.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from agent_cli.durable import (
     DurableFact,
     PendingItem,
     bring_state,
+    clashing_ids,
     forget_item,
     has_anything,
     issue_id,
+    items_elsewhere,
 )
-from agent_cli.durable.bringing import clashing_ids
 from agent_cli.errors import DurableIdsClash
 
 AT = "2026-12-07T10:00:00+00:00"
@@ -81,10 +83,23 @@ def test_ids_of_a_kind_only_one_folder_gave_are_joined_in_order():
     assert [i.item_id for i in brought.pending_items] == ["T1"]
 
 
-def test_a_new_id_goes_past_the_ids_of_a_state_whose_items_were_not_brought():
-    assert issue_id(DurableContextState(), "F", EARLIER) == "F3"
-    assert issue_id(DurableContextState(facts=(fact("F7"),)), "F", EARLIER) == "F8"
-    assert issue_id(DurableContextState(), "T", None) == "T1"
+def test_a_new_id_goes_past_the_ids_of_every_state_whose_items_were_not_brought():
+    assert issue_id(DurableContextState(), "F", (EARLIER,)) == "F3"
+    assert issue_id(DurableContextState(facts=(fact("F7"),)), "F", (EARLIER,)) == "F8"
+    forgot = DurableContextState(highest_forgotten=(("F", 9),))
+    assert issue_id(DurableContextState(), "F", (EARLIER, forgot)) == "F10"
+    assert issue_id(DurableContextState(), "T", ()) == "T1"
+
+
+def test_what_waits_elsewhere_is_what_this_folder_does_not_hold_alike():
+    here = DurableContextState(facts=(EARLIER.facts[0],))  # F1 brought before
+    found = items_elsewhere("/p", EARLIER, here)
+    assert found.folder == "/p" and found.clashes == ()
+    assert [f.fact_id for f in found.waiting.facts] == ["F2"]
+    assert [i.item_id for i in found.waiting.pending_items] == ["T1"]
+    assert items_elsewhere("/p", EARLIER, EARLIER).waiting.is_empty
+    own = DurableContextState(facts=(fact("F2", "this folder's own"),))
+    assert items_elsewhere("/p", EARLIER, own).clashes == ("F2",)
 
 
 def test_a_state_that_only_forgot_still_has_something_to_bring():

@@ -56,7 +56,6 @@ EMITTED = {
     "message_not_stored": {"characters": 2_000_000, "reason": "ENOSPC"},
     "workspace_switched": {"recorded": "/a", "current": "/b"},
     "workspace_missing": {"recorded": "/a", "current": "/b"},
-    "durable_followed": {"folder": "/a", "file": "/m/1.json", "facts": 1, "pending": 0},
     "durable_elsewhere": {"folder": "/a", "file": "/m/1.json", "facts": 2, "pending": 1},
     "durable_clash": {"folder": "/a", "file": "/m/1.json", "facts": 1, "pending": 0, "ids": ["F1"]},
     "durable_not_brought": {"folder": "/a", "file": "/m/1.json", "reason": "ENOSPC"},

@@ -3,7 +3,7 @@
 The whole package is pure (no I/O, no clock; timestamps are passed in):
 - `model`: the frozen value types; `text`: the value checks they share;
 - `state`: the transitions (add, close, forget, bind) and the ids new items get;
-- `bringing`: one folder's state brought into another's, ids kept;
+- `bringing`: one folder's state brought into another's on request, ids kept;
 - `codec`: to and from JSON-safe dicts; `render`: the delimited block sent with a request;
 - `verification`: whether an item's source still has the digest it had when it was made.
 This `__init__` is the package's public face: `from agent_cli.durable import ...` is the
@@ -12,7 +12,13 @@ supported way in, and each name below is imported from the module that defines i
 
 from __future__ import annotations
 
-from agent_cli.durable.bringing import bring_state, has_anything
+from agent_cli.durable.bringing import (
+    ItemsElsewhere,
+    bring_state,
+    clashing_ids,
+    has_anything,
+    items_elsewhere,
+)
 from agent_cli.durable.codec import state_from_dict, state_to_dict
 from agent_cli.durable.model import (
     ALLOWED_TRANSITIONS,
@@ -47,6 +53,7 @@ __all__ = [
     "END_MARKER",
     "DurableContextState",
     "DurableFact",
+    "ItemsElsewhere",
     "PendingItem",
     "PendingStatus",
     "PendingTransition",
@@ -57,10 +64,12 @@ __all__ = [
     "bring_state",
     "capture_retrieval_evidence",
     "cited_pointers",
+    "clashing_ids",
     "distinct_source_pointers",
     "forget_item",
     "has_anything",
     "issue_id",
+    "items_elsewhere",
     "normalize_text",
     "render_durable_context",
     "state_from_dict",

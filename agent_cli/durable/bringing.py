@@ -1,4 +1,4 @@
-"""Bringing one folder's durable state into another's, ids kept.
+"""Bringing one folder's durable state into another's, ids kept, when the user asks.
 
 Contract: `bring_state(earlier, here)` is `here` with every fact, pending item and
 retrieval evidence of `earlier` it does not hold yet, each under the id it had, in order
@@ -7,18 +7,23 @@ next id goes on after the highest either ever gave. An id names one item for goo
 (`state.issue_id`), so two states are made one only when no id of either would come to
 name another item: `DurableIdsClash` names every id that one state gives to an item and
 the other gave to a different one (an item of its own, or one it forgot since: a number up
-to its `highest_forgotten`). An item both hold alike is the same item (a bring cut short
-after `here` was saved and before `earlier` was removed, done again), not a clash.
+to its `highest_forgotten`; `clashing_ids`). An item both hold alike is the same item (a
+copy brought before, or a folder copied with its memory), not a clash.
+`items_elsewhere(folder, earlier, here)` is what a bring would add to `here`: the facts and
+pending items of `earlier` that `here` does not hold alike, and the ids that would stop it.
 `has_anything(state)` is whether a state holds an item or has given an id at all.
 
-Why: facts belong to the folder they were saved for (`store.memory`). When the project
-folder was renamed, a resumed session went on with no facts and gave `F1` again to a new
-one while its transcript still showed the first `F1`. Pure: no I/O.
+Why: facts belong to the folder they were saved for (`store.memory`). A session resumed in
+another folder (the project renamed, or a copy of it) shows where its earlier items are
+and `/facts bring` copies them; nothing decides on its own that two folders are one (an
+inode number comes back for an unrelated folder, and a folder moved away may come back).
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TypeVar
 
 from agent_cli.durable.model import DurableContextState, DurableFact, PendingItem
@@ -26,6 +31,31 @@ from agent_cli.durable.state import split_item_id
 from agent_cli.errors import DurableIdsClash
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ItemsElsewhere:
+    """The items kept for `folder` (as a session recorded it) that a bring would add here:
+    `waiting` holds its facts and pending items this folder does not hold alike, `clashes`
+    the ids that keep the two states apart (`clashing_ids`; empty when a bring can be made)."""
+
+    folder: str
+    waiting: DurableContextState
+    clashes: tuple[str, ...] = ()
+
+
+def items_elsewhere(
+    folder: str, earlier: DurableContextState, here: DurableContextState
+) -> ItemsElsewhere:
+    """What `earlier` (the state kept for `folder`) holds that `here` lacks (module
+    contract)."""
+    waiting = DurableContextState(
+        facts=tuple(fact for fact in earlier.facts if fact not in here.facts),
+        pending_items=tuple(
+            item for item in earlier.pending_items if item not in here.pending_items
+        ),
+    )
+    return ItemsElsewhere(folder, waiting, clashing_ids(earlier, here))
 
 
 def has_anything(state: DurableContextState) -> bool:

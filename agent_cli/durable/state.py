@@ -66,20 +66,19 @@ def forget_item(state: DurableContextState, item_id: str) -> DurableContextState
 
 
 def issue_id(
-    state: DurableContextState, prefix: str, taken: DurableContextState | None = None
+    state: DurableContextState, prefix: str, taken: tuple[DurableContextState, ...] = ()
 ) -> str:
     """A new id for an item of `state`: `prefix` and the number after the highest any id
     with that prefix has had, forgotten ones included, so no id is given twice; past the
-    ids of `taken` too (the state of a folder whose items the session showed earlier and
-    did not bring: `durable.bringing`), so one session never shows one id for two items."""
-    highest = max(_highest_number(state, prefix), _highest_number(taken, prefix))
+    ids of each state in `taken` too (other folders' states holding items the session
+    showed and did not bring here: `durable.bringing`), so one session never shows one id
+    for two items."""
+    highest = max(_highest_number(one, prefix) for one in (state, *taken))
     return f"{prefix}{highest + 1}"
 
 
-def _highest_number(state: DurableContextState | None, prefix: str) -> int:
+def _highest_number(state: DurableContextState, prefix: str) -> int:
     """The highest number an id with `prefix` has had in `state`, forgotten ones included."""
-    if state is None:
-        return 0
     numbers = [number for prefix_of, number in state.highest_forgotten if prefix_of == prefix]
     ids = [fact.fact_id for fact in state.facts]
     ids += [item.item_id for item in state.pending_items]

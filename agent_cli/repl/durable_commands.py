@@ -8,7 +8,6 @@ and the session's errors (e.g. `DurableStateError`) propagate for the REPL to sh
 
 from __future__ import annotations
 
-from agent_cli.durable.bringing import clashing_ids
 from agent_cli.durable.verification import source_statuses
 from agent_cli.errors import CommandUsageError, DurableBlockTooLarge, PointerHandleUnknown
 from agent_cli.repl import views
@@ -19,7 +18,7 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
-from agent_cli.repl.error_text import describe_earlier_items, describe_error
+from agent_cli.repl.error_text import describe_brought, describe_earlier_items, describe_error
 from agent_cli.repl.facts_view import build_facts_view
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.pointer_forms import show_pointer
@@ -142,8 +141,8 @@ def block_command(context: CommandContext, args: str) -> None:
 
 
 def facts_command(context: CommandContext, args: str) -> None:
-    """`/facts`: the durable state, then a line naming this session's items kept for
-    another folder, if any (`session.durable_folder`); `/facts bring` copies those here."""
+    """`/facts`: the durable state, then a line for each folder that keeps items of this
+    session not held here (`session.durable_folder`); `/facts bring` copies those here."""
     if args.split() == ["bring"]:
         _bring_earlier(context)
         return
@@ -153,26 +152,22 @@ def facts_command(context: CommandContext, args: str) -> None:
     context.console.print(
         build_facts_view(session.durable_state, session.resolve_sources(), context.pointer_handles)
     )
-    earlier = session.earlier_durable()
-    if earlier is not None:
-        folder, state = earlier
-        clashes = clashing_ids(state, session.durable_state)
-        counts = len(state.facts), len(state.pending_items)
-        say(context, describe_earlier_items(folder, *counts, clashes), "yellow")
+    for found in session.earlier_durable():
+        say(context, describe_earlier_items(found), "yellow")
 
 
 def _bring_earlier(context: CommandContext) -> None:
-    """`/facts bring`: what was brought, by id, or that there was nothing to bring."""
-    brought = context.session.bring_earlier_durable()
-    folder, state = brought if brought is not None else ("", None)
-    ids = [] if state is None else [fact.fact_id for fact in state.facts]
-    ids += [] if state is None else [item.item_id for item in state.pending_items]
-    if not ids:
+    """`/facts bring`: per folder, what was copied here by id or what kept it apart; or
+    that there was nothing to bring."""
+    outcomes = [
+        found
+        for found in context.session.bring_earlier_durable()
+        if found.clashes or not found.waiting.is_empty
+    ]
+    if not outcomes:
         say(context, "nothing to bring: this session's facts and pending items are all here")
-        return
-    shown = ", ".join(clip_line(item_id, 40) for item_id in ids[:12])
-    more = f" and {len(ids) - 12:,} more" if len(ids) > 12 else ""
-    say(context, f"brought {shown}{more} from {clip_line(folder, 300)} (/facts lists them)")
+    for found in outcomes:
+        say(context, describe_brought(found), "yellow" if found.clashes else "green")
 
 
 def sources_command(context: CommandContext, args: str) -> None:

@@ -31,6 +31,7 @@ from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
+    from agent_cli.durable import ItemsElsewhere
     from agent_cli.events import Notice
 
 USAGE_EXIT = 2
@@ -499,7 +500,6 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
     ),
-    e.DurableIdsClash: lambda exc: describe_ids_clash(exc.ids),
     e.DurableTextTooLong: lambda exc: describe_durable_text_too_long(exc),
     e.DurableBlockTooLarge: lambda exc: describe_durable_block_too_large(exc),
     e.DurableStateError: lambda exc: (
@@ -893,74 +893,75 @@ def describe_summary_wait(seconds: float) -> str:
 # --- notices ------------------------------------------------------------------------------
 
 # A resumed session's facts and pending items kept for another folder (`session.durable_folder`):
-# each line says where the items are, and what brings them here or why nothing can.
+# each line says where the items are, and what copies them here or why nothing can.
 
 BRING_EARLIER_ITEMS = "/facts bring copies them here, under the same ids"
 
 
-def describe_followed(fields: Mapping[str, object]) -> str:
-    """`durable_followed`: the folder moved, its items came with it."""
-    return (
-        f"This session's folder was {_path(fields['folder'])} (moved or renamed since): its "
-        f"{_items(fields)} came with it, under the same ids."
-    )
-
-
 def describe_elsewhere(fields: Mapping[str, object]) -> str:
     """`durable_elsewhere`: the items were kept for another folder; `/facts bring`."""
-    return f"{_kept(fields, ' (not known to be this folder)')}: {BRING_EARLIER_ITEMS}."
+    return f"{_kept(fields)}; they are not this folder's: {BRING_EARLIER_ITEMS}."
 
 
 def describe_elsewhere_one_shot(fields: Mapping[str, object], session_id: str | None) -> str:
     """`durable_elsewhere` in `-p`, where no command can follow."""
     resume = f"agent-cli --resume {clip_line(session_id, 80)}" if session_id else "agent-cli"
     return (
-        f"{_kept(fields, ' (not known to be this folder)')}: run {resume} here and type "
+        f"{_kept(fields)}; they are not this folder's: run {resume} here and type "
         "/facts bring to copy them here, under the same ids."
     )
 
 
 def describe_clash(fields: Mapping[str, object]) -> str:
-    """`durable_clash`: this folder gave the same ids to items of its own."""
+    """`durable_clash`: this folder gave some of the same ids to items of its own."""
     ids = fields.get("ids")
-    named = _ids(ids if isinstance(ids, list) else [])
-    return (
-        f"{_kept(fields, ' (this folder, moved or renamed)')}; they were not brought: this "
-        f"folder gave {named} to items of its "
-        "own (/facts lists them). Retype what still holds with /remember or /todo."
-    )
+    return f"{_kept(fields)}; {_cannot_bring(ids if isinstance(ids, list) else [])}."
 
 
 def describe_not_brought(fields: Mapping[str, object]) -> str:
-    """`durable_not_brought`: that memory file could not be read, or this one written."""
+    """`durable_not_brought`: that memory file could not be read."""
     return (
-        f"This session's facts and pending items were kept for {_path(fields['folder'])} in "
-        f"{_path(fields['file'])}; they could not be brought here "
-        f"({clip_line(str(fields.get('reason')), 60)})."
+        f"This session kept facts and pending items for {_path(fields['folder'])}, in "
+        f"{_path(fields['file'])}, which cannot be read "
+        f"({clip_line(str(fields.get('reason')), 60)}); they are not shown here."
     )
 
 
-def describe_ids_clash(ids: Sequence[str]) -> str:
-    """`DurableIdsClash` from `/facts bring`: nothing was brought."""
-    return (
-        f"not brought: this folder gave {_ids(ids)} to items of its own (/facts lists them); "
-        "retype what still holds with /remember or /todo"
+def describe_earlier_items(found: ItemsElsewhere) -> str:
+    """The line `/facts` ends with for one folder whose items of this session wait there."""
+    counts = _items(
+        {"facts": len(found.waiting.facts), "pending": len(found.waiting.pending_items)}
     )
-
-
-def describe_earlier_items(folder: str, facts: int, pending: int, clashes: Sequence[str]) -> str:
-    """The line `/facts` ends with while the session's earlier items wait elsewhere
-    (`clashes`: their ids this folder gave to items of its own, when any)."""
-    counts = _items({"facts": facts, "pending": pending})
-    kept = f"not here: {counts} of this session, kept for {_path(folder)}"
-    if clashes:
-        return f"{kept}; not brought: this folder gave {_ids(clashes)} to items of its own"
+    kept = f"not here: {counts} of this session, kept for {_path(found.folder)}"
+    if found.clashes:
+        return f"{kept}; {_cannot_bring(found.clashes)}"
     return f"{kept}: {BRING_EARLIER_ITEMS}"
 
 
-def _kept(fields: Mapping[str, object], which: str) -> str:
+def describe_brought(found: ItemsElsewhere) -> str:
+    """What `/facts bring` did with the items kept for one folder: the ids it copied here,
+    or the ids that kept them apart."""
+    if found.clashes:
+        return f"not brought from {_path(found.folder)}: {_kept_apart(found.clashes)}"
+    ids = [fact.fact_id for fact in found.waiting.facts]
+    ids += [item.item_id for item in found.waiting.pending_items]
+    return f"brought {_ids(ids, 12)} from {_path(found.folder)} (/facts lists them)"
+
+
+def _cannot_bring(ids: Sequence[object]) -> str:
+    return f"/facts bring cannot copy them: {_kept_apart(ids)}"
+
+
+def _kept_apart(ids: Sequence[object]) -> str:
     return (
-        f"This session's {_items(fields)} were kept for {_path(fields['folder'])}{which}, "
+        f"this folder gave {_ids(ids, 6)} to items of its own (/facts lists them); retype "
+        "what still holds with /remember or /todo"
+    )
+
+
+def _kept(fields: Mapping[str, object]) -> str:
+    return (
+        f"This session kept {_items(fields)} for {_path(fields['folder'])}, "
         f"in {_path(fields['file'])}"
     )
 
@@ -974,9 +975,9 @@ def _items(fields: Mapping[str, object]) -> str:
     )
 
 
-def _ids(ids: Sequence[object]) -> str:
-    shown = [clip_line(str(item_id), 40) for item_id in ids[:6]]
-    more = f" and {len(ids) - 6:,} more" if len(ids) > 6 else ""
+def _ids(ids: Sequence[object], most: int) -> str:
+    shown = [clip_line(str(item_id), 40) for item_id in ids[:most]]
+    more = f" and {len(ids) - most:,} more" if len(ids) > most else ""
     return ", ".join(shown) + more if shown else "the same ids"
 
 
@@ -1366,7 +1367,6 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
         f"in {f['current']}."
     ),
-    "durable_followed": describe_followed,
     "durable_elsewhere": describe_elsewhere,
     "durable_clash": describe_clash,
     "durable_not_brought": describe_not_brought,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from agent_cli.compaction import CompactionPolicy
-    from agent_cli.durable import DurableContextState, DurableFact, PendingItem
+    from agent_cli.durable import DurableContextState, DurableFact, ItemsElsewhere, PendingItem
     from agent_cli.events import (
         ContextPreview,
         Gauge,
@@ -181,9 +181,9 @@ class SessionPort(Protocol):
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]: ...
 
-    def earlier_durable(self) -> tuple[str, DurableContextState] | None: ...
+    def earlier_durable(self) -> tuple[ItemsElsewhere, ...]: ...
 
-    def bring_earlier_durable(self) -> tuple[str, DurableContextState] | None: ...
+    def bring_earlier_durable(self) -> tuple[ItemsElsewhere, ...]: ...
 
     def expand(self, pointer: str) -> SourceResolution: ...
 

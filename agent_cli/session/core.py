@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
-from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
+from agent_cli.durable import (
+    DurableContextState,
+    DurableFact,
+    ItemsElsewhere,
+    PendingItem,
+    PendingStatus,
+)
 from agent_cli.errors import HeldResultsLost, StoreError, failure_reason
 from agent_cli.events import (
     ContextPreview,
@@ -531,19 +537,17 @@ class Session:
         """Drop a fact or pending item from the durable state (and the memory file)."""
         self._durable.forget(item_id)
 
-    def earlier_durable(self) -> tuple[str, DurableContextState] | None:
-        """The folder whose memory file holds this session's facts and pending items that
-        were not brought here, and what that file holds now (`session.durable_folder`);
-        None when there is no such file or it holds no item."""
+    def earlier_durable(self) -> tuple[ItemsElsewhere, ...]:
+        """This session's facts and pending items kept for other folders than this one and
+        not held here alike, one entry per folder, with the ids that would stop a bring
+        (`session.durable_folder`); empty when there are none."""
         return self._durable.earlier_items()
 
-    def bring_earlier_durable(self) -> tuple[str, DurableContextState] | None:
-        """`/facts bring`: copy the items of `earlier_durable` into this folder's memory,
-        ids kept (`DurableIdsClash` when this folder gave one of them to another item;
-        store errors raise); the folder and what was brought, or None (nothing to bring)."""
-        folder = self._durable.earlier
-        brought = None if folder is None else self._durable.bring_from(folder, move=False)
-        return None if folder is None or brought is None else (folder, brought.state)
+    def bring_earlier_durable(self) -> tuple[ItemsElsewhere, ...]:
+        """`/facts bring`: copy the items of `earlier_durable` into this folder's memory, ids
+        kept, their folders' files untouched; per folder what was added, or the ids that
+        kept it apart (nothing of it copied). Store errors raise."""
+        return self._durable.bring_earlier()
 
     # --- figures ------------------------------------------------------------------------
 

@@ -16,11 +16,13 @@ source pointer now (reading files through the resolver) and renders the block th
 puts in the newest user turn; the last rendering and its resolutions are kept for the
 figures that must not read files.
 
-A resumed session may find its facts and pending items kept for another folder than the
-one it works in (its folder moved, or it goes on elsewhere: `session.durable_folder`).
-`bring_from` brings them here (`MemoryStore.bring`, ids kept) and records where they went
-(`durable_brought`); until then `earlier` names that folder and every new id goes on past
-the ids its file holds, so the session never shows one id for two items.
+Each change's `durable_change` record names the folder whose memory file it was saved to,
+so a resumed session knows every folder that holds its items. Those kept for a folder other
+than the one it works in now (the project moved or renamed, or a copy of it:
+`session.durable_folder`) are never moved, merged or removed on their own: `earlier` names
+those folders, every new id goes on past the ids their files hold (so the session never
+shows one id for two items), and `bring_earlier` copies their items here when the user asks
+(`MemoryStore.bring`, ids kept; their files untouched), recording it (`durable_brought`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agent_cli.durable import (
     DurableContextState,
     DurableFact,
+    ItemsElsewhere,
     PendingItem,
     PendingStatus,
     add_fact,
@@ -42,17 +45,18 @@ from agent_cli.durable import (
     distinct_source_pointers,
     forget_item,
     issue_id,
+    items_elsewhere,
     render_durable_context,
     transition_pending,
 )
-from agent_cli.errors import DurableTextTooLong, StoreError
+from agent_cli.errors import DurableIdsClash, DurableTextTooLong, StoreError
 from agent_cli.session.log import DURABLE_BROUGHT, DURABLE_CHANGE, USER_COMMAND, SessionLog
 from agent_cli.sources import SourceResolution, SourceResolutionStatus, resolve_durable_sources
 from agent_cli.store.path_text import path_fields
 
 if TYPE_CHECKING:
     from agent_cli.sources import SourcePointerResolver
-    from agent_cli.store.memory import MemoryStore, SavedMemory
+    from agent_cli.store.memory import MemoryStore
 
 Change = Callable[[DurableContextState], DurableContextState]
 T = TypeVar("T")
@@ -60,10 +64,10 @@ T = TypeVar("T")
 MAX_ITEM_CHARS = 2_000
 # What adding an item gives: the new state, the item, and its id.
 Added = tuple[DurableContextState, T, str]
-# (state, the user's text, the source pointer, its evidence's sha256, the moment, a state
+# (state, the user's text, the source pointer, its evidence's sha256, the moment, states
 # whose ids are taken too) -> what adding it gives
 AddItem = Callable[
-    [DurableContextState, str, str, str | None, str, DurableContextState | None], Added[T]
+    [DurableContextState, str, str, str | None, str, tuple[DurableContextState, ...]], Added[T]
 ]
 # (command, the block as it would be with the new item) -> None, or raises to refuse it
 Fits = Callable[[str, str], None]
@@ -96,9 +100,9 @@ class DurableContext:
         self._resolutions: tuple[SourceResolution, ...] = ()
         self._text = ""
         self._stamp: tuple[int, int, int] | None = None  # of the memory file last read
-        # the folder (as a session recorded it) whose memory file holds this session's
-        # earlier items, not brought here (module contract)
-        self.earlier: str | None = None
+        # the folders (as the session recorded them) whose memory files hold this
+        # session's earlier items, kept apart from this folder's (module contract)
+        self.earlier: tuple[str, ...] = ()
 
     @property
     def state(self) -> DurableContextState:
@@ -162,7 +166,7 @@ class DurableContext:
         source = record["event_id"]
         digest = self._evidence_sha256(source)
         added: list[Added[T]] = []
-        taken = self._earlier_state()
+        taken = self._earlier_states()
 
         def change(state: DurableContextState) -> DurableContextState:
             added.append(add(state, text, source, digest, self._now(None), taken))
@@ -177,7 +181,7 @@ class DurableContext:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         moment = self._now(None)
         return self._block_after(
-            lambda state, pointer: add(state, text, pointer, digest, moment, None)[0], digest
+            lambda state, pointer: add(state, text, pointer, digest, moment, ())[0], digest
         )
 
     def _block_after(self, change: Prospective, digest: str) -> str:
@@ -257,43 +261,66 @@ class DurableContext:
         state, self._stamp = self.memory.update_stamped(self.workspace, change)
         self._state = state
         self.render()  # the toolbar's figure includes the block: keep it current
+        change_of = {"action": action, "item_id": item_id()}
         with contextlib.suppress(StoreError):
-            self.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})
+            self.log.append(DURABLE_CHANGE, {**change_of, **self._folder_fields()})
         return state
 
-    def bring_from(self, folder: str, *, move: bool) -> SavedMemory | None:
-        """Bring the items the memory file of `folder` (as a session recorded it) holds into
-        this workspace's (`MemoryStore.bring`: `DurableIdsClash` and store errors raise,
-        nothing changed), adopt the result and record where they went (bookkeeping: a full
-        disk there does not undo it; a later resume finds them here or brings them again,
-        as the same items). None when that file holds nothing."""
-        brought = self.memory.bring(folder, self.workspace, move=move)
-        self.earlier = None
-        if brought is None:
-            return None
+    def _folder_fields(self) -> dict[str, str]:
+        """`{"workspace": ...}`: the folder whose memory file this session saves to."""
+        return path_fields("workspace", str(self.workspace))
+
+    def bring_earlier(self) -> tuple[ItemsElsewhere, ...]:
+        """Copy the items kept for each folder of `earlier` into this workspace's memory
+        (`MemoryStore.bring`: ids kept, that folder's file untouched), in order, and adopt
+        the result. Each folder gives what it added here (`waiting`), or, when one of its
+        ids names another item here, its `clashes` (nothing of it copied; it stays in
+        `earlier`). A copy is recorded (`durable_brought`; bookkeeping: a full disk there
+        does not undo it). Store errors raise; folders copied before stay copied."""
+        outcomes = []
+        for folder in self.earlier:
+            self._adopt_saved_elsewhere()
+            before = self._state
+            try:
+                found = self.memory.bring(folder, self.workspace)
+            except DurableIdsClash as clash:
+                held = self.memory.load_recorded(folder) or DurableContextState()
+                waiting = items_elsewhere(folder, held, before).waiting
+                outcomes.append(ItemsElsewhere(folder, waiting, clash.ids))
+                continue
+            self.earlier = tuple(other for other in self.earlier if other != folder)
+            if found is not None:
+                outcomes.append(items_elsewhere(folder, found, before))
+                self._record_brought(folder)
         self.load()
         self.render()
+        return tuple(outcomes)
+
+    def _record_brought(self, folder: str) -> None:
         where = {**path_fields("from", folder), **path_fields("to", str(self.workspace))}
         with contextlib.suppress(StoreError):
-            self.log.append(DURABLE_BROUGHT, {**where, "moved": move})
-        return brought
+            self.log.append(DURABLE_BROUGHT, where)
 
-    def earlier_items(self) -> tuple[str, DurableContextState] | None:
-        """`earlier` and what its memory file holds now, when that is an item or more."""
-        state = self._earlier_state()
-        if self.earlier is None or state is None or state.is_empty:
-            return None
-        return self.earlier, state
+    def earlier_items(self) -> tuple[ItemsElsewhere, ...]:
+        """For each folder of `earlier` whose memory file holds items this folder does not
+        hold alike, what they are and the ids that would stop a bring (`durable.bringing`);
+        a file that cannot be read now is passed over."""
+        found = []
+        for folder in self.earlier:
+            with contextlib.suppress(StoreError):
+                held = self.memory.load_recorded(folder)
+                if held is not None:
+                    found.append(items_elsewhere(folder, held, self._state))
+        return tuple(one for one in found if not one.waiting.is_empty)
 
-    def _earlier_state(self) -> DurableContextState | None:
-        """What the memory file of `earlier` holds now (its ids are taken); None without
-        one, or when it cannot be read (then only this workspace's ids count)."""
-        if self.earlier is None:
-            return None
-        with contextlib.suppress(StoreError):
-            found = self.memory.load_recorded(self.earlier)
-            return None if found is None else found.state
-        return None
+    def _earlier_states(self) -> tuple[DurableContextState, ...]:
+        """What the memory files of `earlier` hold now (their ids are taken); one that
+        cannot be read counts for nothing."""
+        states = []
+        for folder in self.earlier:
+            with contextlib.suppress(StoreError):
+                states.append(self.memory.load_recorded(folder) or DurableContextState())
+        return tuple(states)
 
     def _evidence_sha256(self, pointer: str) -> str | None:
         """The sha256 of what `pointer` resolves to now (the record just written), read
@@ -318,7 +345,7 @@ def _with_new_fact(
     source: str,
     digest: str | None,
     moment: str,
-    taken: DurableContextState | None,
+    taken: tuple[DurableContextState, ...],
 ) -> Added[DurableFact]:
     fact_id = issue_id(state, "F", taken)
     fact = DurableFact(fact_id, text, source, moment, evidence_sha256=digest)
@@ -331,7 +358,7 @@ def _with_new_pending_item(
     source: str,
     digest: str | None,
     moment: str,
-    taken: DurableContextState | None,
+    taken: tuple[DurableContextState, ...],
 ) -> Added[PendingItem]:
     item_id = issue_id(state, "T", taken)
     item = PendingItem(item_id, text, source, moment, evidence_sha256=digest)

@@ -1,28 +1,24 @@
-"""A resumed session's facts and pending items, when its folder moved or it goes on in another.
+"""A resumed session's facts and pending items kept for another folder than the one it is in.
 
-Contract: `follow_durable_folder(session, rebuilt)` runs once a resumed session has loaded
-the memory of the folder it works in. The session kept its facts and pending items in the
-memory file of `folder`: the one they were last brought into (`log.DURABLE_BROUGHT`), else
-the one it started in. When that is another file than this folder's and it holds anything
+Contract: `note_durable_elsewhere(session, rebuilt)` runs once a resumed session has loaded
+the memory of the folder it works in. The session kept its items in the memory files of
+the folders `rebuilt.durable_folders` names (the one it started in, each one a change was
+saved to). For each of those whose file is another than this folder's and holds anything
 (`durable.has_anything`):
-- the same folder, moved or renamed (the (device, inode) the file was saved with, else
-  the one the session's `file_seen` records give that folder, is this folder's; or
-  `folder` now leads here, a link left at the old path): they are brought here and the
-  earlier file removed (`DurableContext.bring_from`), said in one line (`durable_followed`);
-- another folder (a copy), or one whose identity was never recorded: nothing is brought;
-  one line says where they are and that `/facts bring` copies them here
-  (`durable_elsewhere`);
-- either, when this folder gave the same ids to items of its own (`DurableIdsClash`):
-  nothing is brought, one line says where they are (`durable_clash`); a file that cannot
-  be read or written, one line with the reason (`durable_not_brought`).
-Whatever is not brought stays `DurableContext.earlier`: new ids go on past its ids.
-A file holding no item but ids it forgot is brought, or kept as `earlier`, without a word.
+- it joins `DurableContext.earlier`: new ids go on past its ids, and `/facts bring` copies
+  its items here (`DurableContext.bring_earlier`);
+- when it holds facts or pending items this folder does not hold alike, one line says where
+  they are kept and that `/facts bring` copies them here (`durable_elsewhere`), or, when
+  this folder gave some of their ids to items of its own, which ids keep them apart
+  (`durable_clash`);
+- a file that cannot be read: one line with the store's reason (`durable_not_brought`).
+No file is moved, merged or removed here, whatever the folders' device and inode numbers
+or the session's `file_seen` records say.
 
-Why: after `mv proj proj-renamed`, `--resume <id>` there went on with no facts and no
-pending items, said nothing of them, and gave `F1` again to a new fact while the transcript
-showed the first `F1`; the facts sat in the old path's memory file. A folder is matched by
-its identity only here, where the session ties the two: alone, a deleted folder's inode
-number may come back as an unrelated folder's.
+Why: a resume that took the folder's identity for proof and moved the memory file leaked
+one client's facts into an unrelated folder that reused a deleted folder's inode, took the
+file from under a session still running at the old path, and lost the facts of a folder
+moved and moved back. Telling the user, and copying when asked, cannot do any of that.
 """
 
 from __future__ import annotations
@@ -30,83 +26,52 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_cli.durable import has_anything
-from agent_cli.errors import DurableIdsClash, StoreError
+from agent_cli.durable import has_anything, items_elsewhere
+from agent_cli.errors import MemoryFileDamaged, StateDirUnavailable
 from agent_cli.events import Notice
-from agent_cli.session.same_folder import is_same_folder
-from agent_cli.store.folder_identity import Identity, folder_identity
 
 if TYPE_CHECKING:
-    from agent_cli.durable import DurableContextState
+    from agent_cli.durable import DurableContextState, ItemsElsewhere
     from agent_cli.session.core import Session
     from agent_cli.session.log import RebuiltSession
-    from agent_cli.store.memory import SavedMemory
 
 
-def follow_durable_folder(session: Session, rebuilt: RebuiltSession) -> None:
-    """Bring, or point at, the session's items kept for another folder (module contract)."""
-    folder = rebuilt.durable_folder or rebuilt.workspace
+def note_durable_elsewhere(session: Session, rebuilt: RebuiltSession) -> None:
+    """Point at the session's items kept for other folders (module contract)."""
     durable = session.durable
-    if folder is None:
-        return
-    where = durable.memory.recorded_path_for(folder)
-    if where == durable.memory.path_for(durable.workspace):
-        return
-    try:
-        found = durable.memory.load_recorded(folder)
-    except StoreError as error:
-        session.announce(_not_brought(folder, where, error))
-        return
-    if found is None or not has_anything(found.state):
-        return
-    same = _is_this_folder(folder, found, _recorded_identities(rebuilt, folder), durable.workspace)
-    fields = {"folder": folder, "file": str(where), **_counts(found.state)}
-    if not same:
-        durable.earlier = folder
-        if not found.state.is_empty:
-            session.announce(Notice("warning", "durable_elsewhere", fields))
-        return
-    try:
-        durable.bring_from(folder, move=True)
-    except DurableIdsClash as clash:
-        durable.earlier = folder
-        session.announce(Notice("warning", "durable_clash", {**fields, "ids": list(clash.ids)}))
-        return
-    except StoreError as error:
-        durable.earlier = folder
-        session.announce(_not_brought(folder, where, error))
-        return
-    if not found.state.is_empty:
-        session.announce(Notice("info", "durable_followed", fields))
+    files = {durable.memory.path_for(durable.workspace)}
+    for folder in rebuilt.durable_folders:
+        where = durable.memory.recorded_path_for(folder)
+        if where in files:
+            continue
+        files.add(where)
+        try:
+            held = durable.memory.load_recorded(folder)
+        except (MemoryFileDamaged, StateDirUnavailable) as error:
+            session.announce(_unreadable(folder, where, error))
+            continue
+        if held is None or not has_anything(held):
+            continue
+        durable.earlier = (*durable.earlier, folder)
+        found = items_elsewhere(folder, held, durable.state)
+        if not found.waiting.is_empty:
+            session.announce(_kept_elsewhere(found, where))
 
 
-def _is_this_folder(
-    folder: str, found: SavedMemory, recorded: tuple[Identity, ...], workspace: Path
-) -> bool:
-    """Whether `folder`, whose memory file is `found`, is `workspace` moved or renamed, or
-    reached through a link (module contract)."""
-    here = folder_identity(workspace)
-    if found.identity is not None:
-        return found.identity == here
-    if here is not None and here in recorded:
-        return True
-    return is_same_folder(Path(folder), workspace)
-
-
-def _recorded_identities(rebuilt: RebuiltSession, folder: str) -> tuple[Identity, ...]:
-    """The (device, inode) the session's `file_seen` records give `folder`."""
-    roots = (seen.root for seen in rebuilt.files_seen if seen.root is not None)
-    return tuple(
-        root.identity for root in roots if root.identity is not None and str(root.path) == folder
-    )
+def _kept_elsewhere(found: ItemsElsewhere, where: Path) -> Notice:
+    """`durable_elsewhere`, or `durable_clash` with the ids that keep the items apart."""
+    fields: dict[str, object] = {"folder": found.folder, "file": str(where)}
+    fields.update(_counts(found.waiting))
+    if found.clashes:
+        return Notice("warning", "durable_clash", {**fields, "ids": list(found.clashes)})
+    return Notice("warning", "durable_elsewhere", fields)
 
 
 def _counts(state: DurableContextState) -> dict[str, int]:
     return {"facts": len(state.facts), "pending": len(state.pending_items)}
 
 
-def _not_brought(folder: str, where: Path, error: StoreError) -> Notice:
+def _unreadable(folder: str, where: Path, error: MemoryFileDamaged | StateDirUnavailable) -> Notice:
     """`durable_not_brought`, with the store's reason code (a damage, an errno name)."""
-    reason = getattr(error, "reason", None) or getattr(error, "errno_name", None)
-    fields = {"folder": folder, "file": str(where), "reason": str(reason or "unreadable")}
+    fields = {"folder": folder, "file": str(where), "reason": error.reason}
     return Notice("warning", "durable_not_brought", fields)

@@ -45,8 +45,10 @@ LOOP_GUARD = "loop_guard"
 # to root), fingerprint} (`session.seen_records`, `tools.seen_files`); a resume refuses a
 # write over a file changed since, as the run did, wherever the folder went (`seen_roots`).
 FILE_SEEN = "file_seen"
-# The session's facts and pending items were brought from one folder's memory file into
-# another's (`session.durable_folder`): {from, to, moved}; a resume looks for them in `to`.
+# `/facts bring` copied the items kept for one folder into another's memory file
+# (`session.durable_folder`): {from, to}. (A resume looks for the session's items in the
+# folder it started in and in each `DURABLE_CHANGE` `workspace`: the folder a change was
+# saved to.)
 DURABLE_BROUGHT = "durable_brought"
 
 
@@ -237,9 +239,10 @@ class RebuiltSession:
     guard_hold: tuple[int, int | None] | None = None
     # what the model saw of files, the last record of each path, oldest first (`FILE_SEEN`)
     files_seen: list[SeenRecord] = field(default_factory=list)
-    # the folder whose memory file the session's durable state was last brought into
-    # (`DURABLE_BROUGHT`); None: the folder it started in
-    durable_folder: str | None = None
+    # the folders whose memory files hold the session's facts and pending items, each once,
+    # in first-seen order: the one it started in, then each a change was saved to
+    # (`DURABLE_CHANGE` `workspace`)
+    durable_folders: list[str] = field(default_factory=list)
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -255,7 +258,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
     The permission questions recorded (`question_marks`) give each call's question state,
     the last loop-guard hold no compaction ended gives `guard_hold`, the files the model
-    saw (`FILE_SEEN`) give `files_seen`, and the last `DURABLE_BROUGHT` `durable_folder`.
+    saw (`FILE_SEEN`) give `files_seen`, and the folders the session started in and saved
+    durable changes to `durable_folders`.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
@@ -289,15 +293,23 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
                 rebuilt.calibration_sample = (usage.prompt_tokens, estimated)
         elif kind == SESSION_STARTED:
             rebuilt.workspace = read_path(payload, "workspace")
+            _note_durable_folder(rebuilt, rebuilt.workspace)
             model = _text(payload.get("model"))
-        elif kind == DURABLE_BROUGHT:
-            rebuilt.durable_folder = read_path(payload, "to") or rebuilt.durable_folder
+        elif kind == DURABLE_CHANGE:
+            _note_durable_folder(rebuilt, read_path(payload, "workspace"))
         elif kind == MODEL_CHANGED and _text(payload.get("model")):
             model = rebuilt.chosen_model = _text(payload.get("model"))
         elif (question := read_question(str(kind), payload)) is not None:
             rebuilt.questions[question[0]] = question[1]
     rebuilt.files_seen = list(seen.values())
     return rebuilt
+
+
+def _note_durable_folder(rebuilt: RebuiltSession, folder: str | None) -> None:
+    """Add `folder` to `durable_folders` unless it is there already (or None: a record
+    written before changes named their folder)."""
+    if folder is not None and folder not in rebuilt.durable_folders:
+        rebuilt.durable_folders.append(folder)
 
 
 def _guard_hold(payload: dict[str, Any]) -> tuple[int, int | None] | None:

@@ -18,8 +18,8 @@ folder deleted under the shell, `workspace` None or naming no folder) the sessio
 opened (`WorkspaceMissing`): its tools must not run in no folder. A new session needs an
 existing workspace folder just the same.
 
-A resumed session's facts and pending items follow its folder when it moved or was renamed,
-and are pointed at when they were kept for another folder (`durable_folder`).
+A resumed session's facts and pending items kept for another folder than the one it works
+in (the project moved or renamed, or a copy) are pointed at, never moved (`durable_folder`).
 
 A resumed session's toolbox knows what the model saw of files in the runs before (the
 transcript's `file_seen` records, `tools.seen_files`), so a write over a file the user
@@ -48,7 +48,7 @@ from agent_cli.errors import (
 from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
-from agent_cli.session.durable_folder import follow_durable_folder
+from agent_cli.session.durable_folder import note_durable_elsewhere
 from agent_cli.session.log import (
     SESSION_STARTED,
     RebuiltSession,
@@ -210,7 +210,7 @@ def open_session(
             session.announce(Notice("warning", "torn_record_set_aside", fields))
         _load_memory(session)
         if rebuilt is not None:
-            follow_durable_folder(session, rebuilt)
+            note_durable_elsewhere(session, rebuilt)
         _load_project_instructions(session)
         session.render_durable()  # so the first gauge already counts the durable block
         if rebuilt is not None:

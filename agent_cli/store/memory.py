@@ -1,10 +1,12 @@
 """Per-workspace persistence of the durable state (facts, pending items, evidence).
 
 File: `<root>/<sha256(resolved workspace path)[:16]>.json` holding
-`{"schema_version": 1, "workspace": "<resolved path>", "workspace_id": [device, inode],
-"state": state_to_dict(state)}` (`workspace_id`: the folder's when the file was saved, so
-the file can be told to be that folder's after a move or a rename; absent in files saved
-before it was kept, and when the folder could not be looked at).
+`{"schema_version": 1, "workspace": "<resolved path>", "state": state_to_dict(state)}`
+(other keys are ignored, such as the `workspace_id` that files saved by one earlier build
+hold). A file belongs to the path it was saved for: a folder moved or renamed finds no file
+at its new path, and a folder made later at the old path finds the old one. Nothing here
+moves, merges or removes a file on its own; `bring` copies one folder's items into
+another's when the user asks (`/facts bring`).
 Saves are atomic (temp file, fsync, rename). Loading never starts empty over a file it
 cannot read: a damaged file (not JSON, wrong schema version, another workspace, a state
 the durable model rejects) is copied aside to `<name>.damaged-<n>` and
@@ -25,7 +27,6 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,6 @@ from agent_cli.errors import (
     StoreFileNotRegular,
 )
 from agent_cli.store.file_lock import exclusive_lock
-from agent_cli.store.folder_identity import Identity, folder_identity, read_identity
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     PRIVATE_FILE_MODE,
@@ -97,14 +97,14 @@ class MemoryStore:
         the file exists but cannot be opened for another reason (e.g. EACCES).
         """
         found = self._load_key(_workspace_key(workspace))
-        return DurableContextState() if found is None else found.state
+        return DurableContextState() if found is None else found
 
-    def load_recorded(self, recorded: str) -> SavedMemory | None:
+    def load_recorded(self, recorded: str) -> DurableContextState | None:
         """What the memory file of the folder recorded as `recorded` holds (`recorded_path_
         for`), or None when there is none; raises as `load` does."""
         return self._load_key(path_key(recorded))
 
-    def _load_key(self, key: str) -> SavedMemory | None:
+    def _load_key(self, key: str) -> DurableContextState | None:
         path = self._file_for(key)
         raw = self._read_if_present(path)
         if raw is None:
@@ -137,7 +137,6 @@ class MemoryStore:
         document = {
             "schema_version": SCHEMA_VERSION,
             "workspace": _workspace_key(workspace),
-            **_identity_field(workspace),
             "state": state_to_dict(state),
         }
         data = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
@@ -173,26 +172,19 @@ class MemoryStore:
             self.save(workspace, state)
             return state, self.stamp(workspace)
 
-    def bring(self, recorded: str, workspace: Path, *, move: bool) -> SavedMemory | None:
-        """Bring what the memory file of the folder recorded as `recorded` holds into
-        `workspace`'s (`durable.bring_state`: ids kept, `DurableIdsClash` when one would
-        come to name another item, nothing written), under both files' locks; with `move`,
-        the earlier file is removed once the new one is saved (the folder moved: its
-        facts must not stay behind for a folder made later at its old path). Returns what
-        was brought, or None when that file holds nothing or is `workspace`'s own."""
-        earlier, here = self.recorded_path_for(recorded), self.path_for(workspace)
-        if earlier == here:
+    def bring(self, recorded: str, workspace: Path) -> DurableContextState | None:
+        """Copy what the memory file of the folder recorded as `recorded` holds into
+        `workspace`'s (`durable.bring_state`: ids kept; `DurableIdsClash` when one would
+        come to name another item, nothing written), under `workspace`'s lock. That file is
+        only read (saves replace files whole, so it is read whole) and never changed.
+        Returns what it held, or None when it holds nothing or is `workspace`'s own."""
+        if self.recorded_path_for(recorded) == self.path_for(workspace):
             return None
-        ensure_private_dir(self.root, self._fs)
-        first, second = sorted((earlier, here))  # one order, so two bringers cannot deadlock
-        with exclusive_lock(_lock_for(first)), exclusive_lock(_lock_for(second)):
-            found = self.load_recorded(recorded)
-            if found is None or not has_anything(found.state):
-                return None
-            self.save(workspace, bring_state(found.state, self._load_or_replace_damaged(workspace)))
-            if move:
-                earlier.unlink(missing_ok=True)
-            return found
+        found = self.load_recorded(recorded)
+        if found is None or not has_anything(found):
+            return None
+        self.update(workspace, lambda here: bring_state(found, here))
+        return found
 
     def _load_or_replace_damaged(self, workspace: Path) -> DurableContextState:
         try:
@@ -253,28 +245,12 @@ class MemoryStore:
             os.close(fd)
 
 
-@dataclass(frozen=True)
-class SavedMemory:
-    """A memory file's state and the (device, inode) of its folder when it was saved
-    (None in a file saved before it was kept)."""
-
-    state: DurableContextState
-    identity: Identity | None
-
-
 def _lock_for(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
 def _workspace_key(workspace: Path) -> str:
     return path_key(str(Path(workspace).resolve()))
-
-
-def _identity_field(workspace: Path) -> dict[str, list[int]]:
-    """`{"workspace_id": [device, inode]}` of the folder now; nothing when it cannot be
-    looked at."""
-    identity = folder_identity(workspace)
-    return {} if identity is None else {"workspace_id": list(identity)}
 
 
 def _holds_exactly(path: Path, raw: bytes) -> bool:
@@ -285,7 +261,7 @@ def _holds_exactly(path: Path, raw: bytes) -> bool:
         return False
 
 
-def _decode(raw: bytes, workspace: str) -> SavedMemory:
+def _decode(raw: bytes, workspace: str) -> DurableContextState:
     """Check the envelope and rebuild the state, or raise `_Damage` with a reason code."""
     try:
         document: Any = json.loads(raw.decode("utf-8"))
@@ -305,9 +281,7 @@ def _decode(raw: bytes, workspace: str) -> SavedMemory:
     if "state" not in document:
         raise _Damage("missing_state")
     try:
-        return SavedMemory(
-            state_from_dict(document["state"]), read_identity(document.get("workspace_id"))
-        )
+        return state_from_dict(document["state"])
     except DurableStateError as exc:
         raise _Damage(f"bad_state:{exc.field}:{exc.reason}") from None
     except (TypeError, ValueError):
