@@ -102,6 +102,7 @@ from agent_cli.protocol import (
     answer_dangling_tool_uses,
     find_answer_id_problem,
 )
+from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.call_limit import CallsKept, keep_calls_that_fit
 from agent_cli.session.compactor import Compactor
@@ -869,11 +870,12 @@ def _text_of(message: dict[str, Any]) -> str:
 def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError:
     """`error` with its detail and URL redacted of the session's secrets: an API, gateway
     or proxy may quote the request it refuses, a base URL's path may hold a token, and both
-    are shown on the terminal (the provider redacts only its own key). The same error when
-    nothing in it is a secret."""
+    are shown on the terminal (the provider redacts only its own key). A detail the
+    provider cut ("…") loses an ending that may begin a secret the cut split, as if it
+    had been redacted before the cut. The same error when nothing in it is a secret."""
     if not isinstance(error, ProviderRequestFailed):
         return error
-    detail = secrets.redact(error.detail) if error.detail else error.detail
+    detail = _redacted_detail(error.detail, secrets) if error.detail else error.detail
     url = secrets.redact(error.url) if error.url else error.url
     if detail == error.detail and url == error.url:
         return error
@@ -887,3 +889,16 @@ def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError
         url=url,
         content_type=error.content_type,
     )
+
+
+CUT_MARK = "…"  # what ends a detail the provider cut (`endpoint_answers.short_words`)
+
+
+def _redacted_detail(detail: str, secrets: SecretForms) -> str:
+    """`detail` redacted of `secrets`; cut, without an ending that may begin one."""
+    if secrets and detail.endswith(CUT_MARK):
+        head = detail[: -len(CUT_MARK)]
+        start = stopped_secret_start(head, secrets)
+        if start is not None:
+            detail = head[:start].rstrip() + CUT_MARK
+    return secrets.redact(detail)
