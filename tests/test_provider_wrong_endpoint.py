@@ -143,3 +143,21 @@ def test_an_event_stream_without_the_usual_header_is_still_read(server, content_
     events_seen = list(make_provider(server.base_url).stream(ask()))
     assert isinstance(events_seen[-1], ModelResponse)
     assert events_seen[-1].message["content"] == [{"type": "text", "text": "hi"}]
+
+
+GITHUB = "ghp_WrongEndpointWords0123456789abcdefAB"
+
+
+@pytest.mark.parametrize("glue", [" token=", ""])
+def test_a_session_secret_the_cut_split_leaves_no_piece_on_the_line(server, glue):
+    """The session's secrets are redacted after the provider cut the words: an ending
+    that may begin one goes too, as if it had been redacted before the cut."""
+    from agent_cli.secret_forms import SecretForms
+    from agent_cli.session.turn import without_secrets
+
+    server.enqueue(RawAnswer(("y" * 70 + glue + GITHUB + " end").encode(), "text/plain", 404))
+    failure, _ = fail(make_provider(server.base_url))
+    shown = without_secrets(failure, SecretForms.from_values([GITHUB]))
+    assert isinstance(shown, ProviderRequestFailed)
+    assert shown.detail.startswith("y" * 70) and shown.detail.endswith("…")
+    assert "ghp" not in shown.detail and shown.kind == "wrong_endpoint"

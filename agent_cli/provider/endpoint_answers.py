@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-from agent_cli.safe_cuts import cut_head
+from agent_cli.secret_forms import REDACTED_MARK
 
 MAX_WORDS_CHARS = 80
 MAX_READ_CHARS = 20_000  # of a body, read for its words: a page's start says what it is
@@ -26,6 +26,9 @@ MAX_MEDIA_TYPE_CHARS = 60
 EVENT_STREAM = "text/event-stream"
 _TAG = re.compile(r"<[^>]{0,2000}>")
 _HTML_HEAD = re.compile(r"<(?:head|script|style)\b.*?</(?:head|script|style)\s*>", re.I | re.S)
+# What redaction leaves (the provider's for its key, the session's for its secrets).
+_MARKS = re.compile(re.escape("[redacted]") + "|" + re.escape(REDACTED_MARK))
+_LONGEST_MARK = max(len("[redacted]"), len(REDACTED_MARK))
 _LAST_WORD = re.compile(r"\S+\Z")
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
 
@@ -80,5 +83,9 @@ def short_words(words: str, limit: int = MAX_WORDS_CHARS) -> str:
     at the end of a word when one ends in the second half (a `[redacted]` is kept whole)."""
     if len(words) <= limit:
         return words
-    end = words.rfind(" ", 0, limit + 1)
-    return cut_head(words[:end] if end > limit // 2 else words, limit, mark="") + "…"
+    end = limit
+    for mark in _MARKS.finditer(words, max(0, limit - _LONGEST_MARK), limit + _LONGEST_MARK):
+        if mark.start() < end < mark.end():
+            end = mark.start()
+    space = words.rfind(" ", 0, end + 1)
+    return words[: space if space > limit // 2 else end] + "…"
