@@ -17,6 +17,7 @@ from fake_anthropic_stream import build_reply_events
 from agent_cli.errors import ProviderRequestFailed
 from agent_cli.events import ModelRequest, ModelResponse, RetryNotice
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import describe_failed_request
 
 API_KEY = "sk-ant-test-wrong-endpoint-NEVER-LEAK"
 
@@ -105,6 +106,10 @@ def test_a_400_that_is_no_api_error_carries_no_words_of_the_body(server):
     failure, _ = fail(make_provider(server.base_url))
     assert (failure.kind, failure.status, failure.attempts) == ("bad_request", 400, 1)
     assert failure.detail == "" and "hello" not in str(failure)
+    said = describe_failed_request(failure)
+    assert "hello" not in said and said.endswith(
+        "send 'continue' to retry (sending it again would repeat it)."
+    )
 
 
 @pytest.mark.parametrize("status", [404, 200])

@@ -1400,7 +1400,8 @@ def _one_shot_failed_request(notice: Notice, session_id: str | None) -> str:
             error, f"fix ANTHROPIC_BASE_URL, then run the command again with --continue{named}"
         )
     if isinstance(error, e.ProviderRequestFailed) and is_foreign_stream(error):
-        return describe_foreign_stream(error, run_again_with_continue(session_id))
+        named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
+        return describe_foreign_stream(error, f"run the command again with --continue{named}")
     said = describe_failed_request(error)
     interactive_tail = f"{RETRY_WITH_CONTINUE}."
     if said.endswith(interactive_tail):
