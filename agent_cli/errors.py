@@ -427,14 +427,16 @@ class ProviderRequestFailed(ProviderError):
     """The provider answered with an error, or retries ran out.
 
     `kind` is a short code ("overloaded", "rate_limited", "connection", "timeout",
-    "bad_request", "auth", "model_not_found", "wrong_endpoint", "not_messages_api",
+    "bad_request", "auth", "model_not_found", "wrong_endpoint", "stream_incomplete",
     "stream_malformed", ...), `status` the HTTP status if any, `attempts` how many tries
     were made, `model` the model the request named (when the provider knows it), `tool`
     the name of the request's tool the API's refusal names (`tools.3.custom.input_schema:
     ...`): every request carries that tool, so sending again fails the same way. `url` is
     where the request went (scheme, host, port and path only) and `content_type` the
-    media type that came back, when the provider knows them. Never carries the key or
-    request text.
+    media type that came back, when the provider knows them. `detail` is the API's own
+    message; only "wrong_endpoint" and a broken stream whose content type named no event
+    stream carry a server's own words instead, about 80 characters of them (a server
+    that echoes the request could show that much of it). Never carries the key.
     """
 
     def __init__(

@@ -4,7 +4,8 @@ Outside tester (session 30): `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT/v1 agent-
 `hello`, said "Model request failed (HTTP 404): the request failed ... send 'continue' to
 retry", and `continue` failed the same way; the server's own "Not found: /v1/v1/messages"
 was never shown. A server answering 200 with text/plain was retried 5 times and then said
-only "the request failed". Real processes, the real SDK, the strict fake API on 127.0.0.1
+only "the request failed"; it is still retried (one such answer may be a gateway's passing
+fault), and then says what came. Real processes, the real SDK, the strict fake API on 127.0.0.1
 (a `RawAnswer` is sent as it is: an endpoint that is not the API).
 """
 
@@ -51,17 +52,12 @@ def test_a_base_url_ending_in_v1_names_the_url_and_the_fix_and_offers_no_retry(
     ("answer", "fact", "words"),
     [
         (
-            RawAnswer(b"hello from a plain web server", "text/plain", 200),
-            "/v1/messages answered text/plain, not the Messages API's event stream",
-            "(it said: hello from a plain web server)",
-        ),
-        (
             RawAnswer(f"unauthorized request key={API_KEY}".encode(), "text/plain", 404),
             "/v1/messages is not the Messages API",
             "(it said: unauthorized request key=[redacted])",
         ),
     ],
-    ids=["200 text/plain", "404 text/plain"],
+    ids=["404 text/plain"],
 )
 def test_an_endpoint_answering_plain_text_is_named_once_without_retries(
     home: Path,
@@ -112,3 +108,44 @@ def test_the_url_shown_holds_no_password_or_secret_the_base_url_carried(
     assert shown in said, said
     assert GITHUB not in said and PASSWORD not in said and "agent:" not in said
     assert [request.path for request in server.requests] == [f"/gw/{GITHUB}/v1/v1/messages"]
+
+
+@pytest.mark.parametrize("one_shot", [False, True], ids=["repl", "print"])
+def test_answers_that_are_never_an_event_stream_are_retried_then_say_what_came(
+    home: Path, workspace: Path, server: Any, one_shot: bool
+) -> None:
+    """Review of fix30h: a 200 that is no event stream failed at once, telling the user
+    to fix ANTHROPIC_BASE_URL. It is retried as before; when retries run out the words
+    say what came and what the server said, with the key redacted."""
+    body = f"hello from a plain web server key={API_KEY}".encode()
+    server.enqueue(*[RawAnswer(body, "text/plain", 200)] * 5)
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+    argv = ["-p", "hello"] if one_shot else []
+
+    run = run_piped(argv, cwd=workspace, env=env, stdin_text="" if one_shot else "hello\n")
+
+    said = flat(run.stdout + run.stderr)
+    assert (
+        f"Model request failed after 5 attempts: {server.base_url}/v1/messages answered "
+        "text/plain, not the Messages API's event stream (it said: hello from a plain web "
+        "server key=[redacted]); if this goes on, check ANTHROPIC_BASE_URL." in said
+    ), said
+    go_on = "run the command again with --continue" if one_shot else "send 'continue' to retry"
+    assert go_on in said and "fix ANTHROPIC_BASE_URL" not in said and API_KEY not in said
+    assert len(server.requests) == 5
+
+
+def test_a_one_off_gateway_page_sent_with_200_is_retried_and_answered(
+    home: Path, workspace: Path, server: Any
+) -> None:
+    """Review of fix30h: one "502 Bad Gateway" page with status 200 ended the request,
+    telling the user to fix ANTHROPIC_BASE_URL; the retry gets the answer, as before."""
+    page = b"<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>"
+    server.enqueue(RawAnswer(page, "text/html", 200))
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+
+    run = run_piped(["-p", "hello"], cwd=workspace, env=env)
+
+    said = flat(run.stdout + run.stderr)
+    assert "echo: hello" in said and "ANTHROPIC_BASE_URL" not in said, said
+    assert run.returncode == 0 and len(server.requests) == 2

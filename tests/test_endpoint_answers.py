@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from agent_cli.provider.endpoint_answers import (
+    MAX_READ_CHARS,
     MAX_WORDS_CHARS,
     is_event_stream,
     media_type,
     server_words,
+    short_words,
     shown_url,
 )
 
@@ -33,6 +35,8 @@ def test_a_shown_url_keeps_where_the_request_went_and_drops_what_could_be_a_cred
         ("text/event-stream", True),
         ("text/event-stream; charset=utf-8", True),
         ("Text/Event-Stream", True),
+        ("text/event-stream, text/event-stream; charset=utf-8", True),  # two headers, joined
+        ("text/event-stream, text/html", False),
         (None, True),  # no header: the stream's own parse decides
         ("", True),
         ("text/plain", False),
@@ -58,5 +62,22 @@ def test_a_page_is_read_as_its_title_and_text_and_any_body_as_one_short_line():
     assert server_words(page, "text/html") == "404 Not Found nginx"
     assert server_words("<title>Sign in</title><p>Use your badge</p>") == "Sign in Use your badge"
     assert server_words("Not found:\n  /v1/v1/messages\r\n") == "Not found: /v1/v1/messages"
-    assert len(server_words("word " * 1000, "text/plain")) == MAX_WORDS_CHARS
+    assert server_words("word " * 1000, "text/plain") == " ".join(["word"] * 1000)
     assert server_words("<" + "script " * 50_000, "text/html").startswith("<script")
+
+
+def test_a_read_that_cut_the_body_leaves_out_the_word_it_cut():
+    """The word a bound cut may be the start of a key, which no redaction would know."""
+    assert server_words("said: sk-ant-api03-abcd", complete=False) == "said:"
+    assert server_words("said: sk-ant-api03-abcd", complete=True) == "said: sk-ant-api03-abcd"
+    long = "x " * (MAX_READ_CHARS // 2 - 3) + "sk-ant-api03-abcdefghijkl"
+    assert server_words(long).split()[-1] == "x"
+
+
+def test_short_words_are_cut_at_a_word_and_keep_a_redaction_whole():
+    assert short_words("short") == "short"
+    words = "a" * 70 + " tail of the words"
+    assert short_words(words) == "a" * 70 + " tail of…"
+    redacted = "b" * 75 + "[redacted] end"
+    assert short_words(redacted) == "b" * 75 + "…"
+    assert len(short_words("c" * 500)) == MAX_WORDS_CHARS + 1

@@ -124,14 +124,6 @@ def test_a_memory_file_that_cannot_be_saved_says_nothing_changed_and_what_to_do(
             "https://example.test/site/v1/messages is not the Messages API",
             "Check ANTHROPIC_BASE_URL: the API's root",
         ),
-        (
-            "not_messages_api",
-            200,
-            "text/plain",
-            "https://example.test/v1/messages",
-            "answered text/plain, not the Messages API's event stream",
-            "Check ANTHROPIC_BASE_URL: the API's root",
-        ),
     ],
 )
 def test_a_url_that_is_no_messages_api_says_where_and_what_to_check_and_offers_no_retry(
@@ -173,3 +165,50 @@ def test_a_url_that_is_no_messages_api_says_where_and_what_to_check_and_offers_n
     ):
         assert len(text) <= 400, text
     assert describe_error(error) == words  # an error that reaches the REPL says the same
+
+
+@pytest.mark.parametrize("kind", ["stream_incomplete", "stream_malformed"])
+def test_answers_that_were_no_event_stream_say_what_came_and_offer_a_retry(kind):
+    """Review of fix30h: one gateway page sent with 200 made agent-cli say "fix
+    ANTHROPIC_BASE_URL". Such answers are retried; when retries run out the words say what
+    came and what the server said, to check the URL only if this goes on, and how to send
+    again, whole within the 400 characters a notice shows."""
+    from agent_cli.events import Notice
+    from agent_cli.repl.error_text import notice_text
+
+    error = e.ProviderRequestFailed(
+        kind,
+        attempts=5,
+        detail="502 Bad Gateway cloudflare",
+        url="https://gw.example.test/v1/messages",
+        content_type="text/html",
+    )
+    words = describe_failed_request(error)
+    assert words == (
+        "Model request failed after 5 attempts: https://gw.example.test/v1/messages answered "
+        "text/html, not the Messages API's event stream (it said: 502 Bad Gateway cloudflare); "
+        "if this goes on, check ANTHROPIC_BASE_URL. The conversation is unchanged but for your "
+        "message, which is kept: send 'continue' to retry (sending it again would repeat it)."
+    )
+    one_shot = notice_text(
+        Notice("error", "provider_failed", error=error), one_shot=True, session_id=SESSION
+    )
+    assert "(it said: 502 Bad Gateway cloudflare); if this goes on" in one_shot
+    assert one_shot.endswith(f"run the command again with --continue (or --resume {SESSION}).")
+    long = e.ProviderRequestFailed(
+        kind,
+        attempts=5,
+        detail="w " * 200,
+        url="https://" + "h" * 300,
+        content_type="x/" + "y" * 60,
+    )
+    for text in (
+        describe_failed_request(long),
+        notice_text(
+            Notice("error", "provider_failed", error=long), one_shot=True, session_id=SESSION
+        ),
+    ):
+        assert len(text) <= 400 and "if this goes on, check ANTHROPIC_BASE_URL" in text, text
+        assert "fix ANTHROPIC_BASE_URL" not in text
+    plain = describe_failed_request(e.ProviderRequestFailed(kind, attempts=5))
+    assert "event stream" not in plain and "send 'continue' to retry" in plain

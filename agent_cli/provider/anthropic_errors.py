@@ -1,18 +1,22 @@
 """Error translation for the Anthropic provider: SDK and transport errors -> `Failure`.
 
 Contract: `classify_failure` maps an error of one attempt to a `Failure` (a kind, the
-HTTP status, the retry-after the server asked for, a detail cut to `MAX_DETAIL_CHARS`:
-the API's own message, else the words of a body that is no API error, such as a proxy's
-page; the URL the request went to, without credentials), or None for anything that is not
-a provider failure (a bug, to be raised as is). A 200 status is an `event: error` that
-arrived mid-stream; `NotAnEventStream` (an answer to a streamed request that is no event
-stream) is the kind "not_messages_api", with the content type that came. `name_messages_failure`
-names a 404 about the model "model_not_found" and any other 404 or 405 of a Messages
-request "wrong_endpoint" (a base URL that is not the API's root: sending again fails the
-same way); `is_model_not_found` tells the two 404s apart; `refused_tool` names the tool a
-400 is about (`tools.N...`); `redact_secret` keeps the key out of any detail. `anthropic`
-and its transport are imported only inside `classify_failure` (importing the SDK takes
-seconds).
+HTTP status, the retry-after the server asked for, a detail: the API's own message, and
+nothing else; the URL the request went to, without credentials; the content type that
+came back), or None for anything that is not a provider failure (a bug, to be raised as
+is). A 200 status is an `event: error` that arrived mid-stream. A `ForeignStreamFault` (a
+stream that broke, incomplete or malformed, whose content type named no event stream) keeps
+its fault's kind, so it is retried exactly as any broken stream, and carries the content
+type and the server's words (`words=True`). `name_messages_failure` names a 404 about the
+model "model_not_found" and any other 404 or 405 of a Messages request "wrong_endpoint"
+(a base URL that is not the API's root: sending again fails the same way), whose detail
+becomes what the server said, the API's message or the words of its body
+(`endpoint_answers.server_words`). `shown_detail` is a failure's detail as an error may
+carry it: the key redacted first, then cut (server words to `MAX_WORDS_CHARS`, an API
+message to `MAX_DETAIL_CHARS`). `is_model_not_found` tells the two 404s apart;
+`refused_tool` names the tool a 400 is about (`tools.N...`); `redact_secret` keeps the
+key out of any text. `anthropic` and its transport are imported only inside
+`classify_failure` (importing the SDK takes seconds).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_cli.provider.endpoint_answers import media_type, server_words, shown_url
+from agent_cli.provider.endpoint_answers import media_type, server_words, short_words, shown_url
 from agent_cli.provider.retry import parse_retry_after
 from agent_cli.provider.stream_assembly import StreamFault
 
@@ -67,7 +71,8 @@ WRONG_ENDPOINT_STATUSES = frozenset({404, 405})
 @dataclass(frozen=True)
 class Failure:
     """One failed attempt, classified: what kind, which status, how long the server asks,
-    what it said, where the request went and what content type came back ("": unknown)."""
+    what it said (`words`: the detail is a server's own words, not the API's message),
+    where the request went and what content type came back ("": unknown)."""
 
     kind: str
     status: int | None = None
@@ -75,14 +80,15 @@ class Failure:
     detail: str = ""
     url: str = ""
     content_type: str = ""
+    words: bool = False
 
 
-class NotAnEventStream(Exception):
-    """A streamed request was answered 200 with another content type than an event
-    stream: no Messages API endpoint answered. Carries what came, for the words."""
+class ForeignStreamFault(StreamFault):
+    """A streamed answer broke (`kind`: incomplete or malformed) and its content type
+    named no event stream: what came, for the words should retries run out."""
 
-    def __init__(self, url: str, content_type: str, said: str) -> None:
-        super().__init__(content_type)
+    def __init__(self, kind: str, url: str, content_type: str, said: str) -> None:
+        super().__init__(kind)
         self.url = url
         self.content_type = content_type
         self.said = said
@@ -93,16 +99,16 @@ def classify_failure(err: BaseException) -> Failure | None:
     import anthropic
     import httpx2  # the SDK's transport; mid-stream read errors arrive unwrapped
 
-    if isinstance(err, StreamFault):
-        return Failure(err.kind)
-    if isinstance(err, NotAnEventStream):
+    if isinstance(err, ForeignStreamFault):
         return Failure(
-            "not_messages_api",
-            status=200,
-            detail=err.said[:MAX_DETAIL_CHARS],
+            err.kind,
+            detail=err.said,
             url=shown_url(err.url),
             content_type=media_type(err.content_type),
+            words=True,
         )
+    if isinstance(err, StreamFault):
+        return Failure(err.kind)
     if isinstance(err, anthropic.APIStatusError):
         return _classify_status_error(err)
     if isinstance(err, anthropic.APITimeoutError | httpx2.TimeoutException):
@@ -115,7 +121,7 @@ def classify_failure(err: BaseException) -> Failure | None:
 def _classify_status_error(err: Any) -> Failure:
     status = int(err.status_code)
     content_type = str(err.response.headers.get("content-type") or "")
-    detail = _said(err, content_type)[:MAX_DETAIL_CHARS]
+    detail = str(err.api_message or "")
     if status == 200:  # an `event: error` inside a stream that had started fine
         kind = ERROR_TYPE_KINDS.get(str(err.type), "stream_error")
         return Failure(kind, status=None, detail=detail)
@@ -130,9 +136,10 @@ def _classify_status_error(err: Any) -> Failure:
     )
 
 
-def _said(err: Any, content_type: str) -> str:
+def _said(err: Any) -> str:
     """The API's message (`error.message`), else what the body says: a gateway or a
     server that is not the API answers plain text, a page, or JSON of its own shape."""
+    content_type = str(err.response.headers.get("content-type") or "")
     if err.api_message:
         return str(err.api_message)
     body = err.body
@@ -166,15 +173,26 @@ def is_model_not_found(failure: Failure, error_type: object, model: str) -> bool
     return detail.startswith("model") or (bool(model) and model.lower() in detail)
 
 
-def name_messages_failure(failure: Failure, error_type: object, model: str) -> Failure:
-    """`failure` of a Messages request, renamed where its status says more than its kind:
-    "model_not_found" for a 404 about the model, "wrong_endpoint" for any other 404 and
-    for a 405 (the base URL does not lead to the Messages API)."""
-    if is_model_not_found(failure, error_type, model):
+def name_messages_failure(failure: Failure, err: BaseException, model: str) -> Failure:
+    """`failure` (of `err`) of a Messages request, renamed where its status says more
+    than its kind: "model_not_found" for a 404 about the model, "wrong_endpoint" for any
+    other 404 and for a 405 (the base URL does not lead to the Messages API), which
+    carries what the server said."""
+    if is_model_not_found(failure, getattr(err, "type", None), model):
         return replace(failure, kind="model_not_found", retry_after=None)
     if failure.status in WRONG_ENDPOINT_STATUSES:
-        return replace(failure, kind="wrong_endpoint", retry_after=None)
+        # only a status error has a status: its body is there to read
+        return replace(
+            failure, kind="wrong_endpoint", retry_after=None, detail=_said(err), words=True
+        )
     return failure
+
+
+def shown_detail(failure: Failure, secret: str) -> str:
+    """`failure.detail` with `secret` redacted, then cut: a server's words short, the
+    API's message to `MAX_DETAIL_CHARS` (a cut never keeps a piece of the key)."""
+    detail = redact_secret(failure.detail, secret)
+    return short_words(detail) if failure.words else detail[:MAX_DETAIL_CHARS]
 
 
 def redact_secret(text: str, secret: str) -> str:

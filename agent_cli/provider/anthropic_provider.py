@@ -7,13 +7,15 @@ streams it with `client.messages.create(stream=True)` (the raw events, assembled
 `stream_assembly`), yields the usage `message_start` reports (`UsageSoFar`) and
 `TextDelta`s as text arrives, and ends with one `ModelResponse`. Busy or broken attempts
 (429, 529, 5xx, a mid-stream `overloaded_error`/`api_error`, dropped connections,
-timeouts, a malformed stream) are
+timeouts, a malformed or incomplete stream) are
 retried with bounded backoff that honours retry-after; a `RetryNotice` precedes each
 retry and voids the text streamed so far. When retries run out, or at once for errors
-that would only repeat (400, 401, 403, 404, 405, 413, and a 200 whose content type is no
-event stream: no Messages API answered), `ProviderRequestFailed` is raised, carrying the
-URL the request went to and the content type that came back, and no `ModelResponse`
-was yielded.
+that would only repeat (400, 401, 403, 404, 405, 413), `ProviderRequestFailed` is raised,
+carrying the URL the request went to and the content type that came back, and no
+`ModelResponse` was yielded. Its detail is the API's message; only a 404 or 405 that is
+no API's ("wrong_endpoint") and a broken stream whose content type named no event stream
+(a one-off gateway page, or an endpoint that is no Messages API) carry the server's
+words instead, short, the key redacted before they are cut (`shown_detail`).
 
 This module and its `anthropic_*` siblings are the only ones that import `anthropic`, and
 only inside functions: the import takes seconds (measured about 3 s warm, over 20 s on a
@@ -46,20 +48,23 @@ from agent_cli.provider.anthropic_errors import (
     name_messages_failure,
     redact_secret,
     refused_tool,
+    shown_detail,
 )
 from agent_cli.provider.anthropic_models import fetch_models_page
 from agent_cli.provider.anthropic_settings import (
     MISSING_KEY_HINT,
 )
 from agent_cli.provider.anthropic_stream import (
-    check_event_stream,
+    FOREIGN_FAULT_KINDS,
+    ForeignBody,
     read_events,
     warm_up_stream_parsing,
+    watch_foreign_body,
 )
 from agent_cli.provider.base import ProviderEvent, ProviderSummarizer
 from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
-from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
+from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
 from agent_cli.provider.wire import WireBuilder
 
 DEFAULT_MAX_RETRIES = 4
@@ -187,16 +192,22 @@ class AnthropicProvider:
         timeout = self._attempt_timeout()
         # The raw event stream, assembled by `stream_assembly`, not the SDK's `stream()`
         # helper: its accumulator re-parses a tool input at every piece (see there).
-        with client.messages.create(**wire, stream=True, timeout=timeout) as stream:
-            check_event_stream(stream.response)
-            # pings reset each read's timeout: the same bound, on time without an event
-            for event in read_events(stream, idle_limit=timeout):
-                text = tracker.observe(event)
-                if text:
-                    yield TextDelta(text)
-                elif getattr(event, "type", None) == "message_start":
-                    yield UsageSoFar(tracker.build_usage())
-        return build_model_response(tracker)
+        foreign: ForeignBody | None = None
+        try:
+            with client.messages.create(**wire, stream=True, timeout=timeout) as stream:
+                foreign = watch_foreign_body(stream.response)
+                # pings reset each read's timeout: the same bound, on time without an event
+                for event in read_events(stream, idle_limit=timeout):
+                    text = tracker.observe(event)
+                    if text:
+                        yield TextDelta(text)
+                    elif getattr(event, "type", None) == "message_start":
+                        yield UsageSoFar(tracker.build_usage())
+            return build_model_response(tracker)
+        except StreamFault as fault:
+            if foreign is None or fault.kind not in FOREIGN_FAULT_KINDS:
+                raise
+            raise foreign.fault(fault.kind) from fault
 
     def prepare(self) -> None:
         """Import the SDK, build the client and let the SDK build its stream event models
@@ -238,9 +249,9 @@ class AnthropicProvider:
         if failure is None:
             return None
         if messages:
-            failure = name_messages_failure(failure, getattr(err, "type", None), self.model)
+            failure = name_messages_failure(failure, err, self.model)
         return replace(
             failure,
-            detail=redact_secret(failure.detail, self._api_key),
+            detail=shown_detail(failure, self._api_key),
             url=redact_secret(failure.url, self._api_key),
         )

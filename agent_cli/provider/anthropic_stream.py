@@ -1,10 +1,12 @@
 """Stream handling around the SDK: reading its raw events safely and warming up their models.
 
-Contract: `check_event_stream(response)` raises `NotAnEventStream` when a streamed
-request's response names another content type than an event stream (a web page, plain
-text, JSON: no Messages API endpoint answered), with at most `MAX_SAID_BYTES` of what it
-said; the SDK would parse such a body as an empty stream, which only looks cut short.
-`read_events(stream, idle_limit)` yields the SDK's raw stream events and turns
+Contract: `watch_foreign_body(response)` returns None for a streamed answer whose content
+type names an event stream (or none at all); for any other it keeps the first
+`MAX_SAID_BYTES` of the body as the SDK reads it, and the stream is read as any other (a
+valid stream mislabelled `text/plain` is still an answer). Only when the stream then
+breaks as incomplete or malformed (a web page parses as an empty stream),
+`ForeignBody.fault(kind)` is that fault carrying the content type and the server's words
+(`ForeignStreamFault`, retried as its kind). `read_events(stream, idle_limit)` yields the SDK's raw stream events and turns
 anything it fails to parse into a `StreamFault("stream_malformed")`, and a stream silent
 but for pings for `idle_limit` seconds into `StreamFault("timeout")`; the provider
 retries both. `warm_up_stream_parsing` builds a canned stream (`WARM_UP_EVENTS`) into the
@@ -20,28 +22,58 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_cli.events import ModelResponse
-from agent_cli.provider.anthropic_errors import NotAnEventStream
+from agent_cli.provider.anthropic_errors import ForeignStreamFault
 from agent_cli.provider.endpoint_answers import is_event_stream, server_words
 from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
 from agent_cli.provider.stream_watchdog import StreamWatchdog
 from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 
-MAX_SAID_BYTES = 2048  # of a body that is no event stream, read for the words
+MAX_SAID_BYTES = 2048  # of a body that is no event stream, kept for the words
+# How a stream that is no event stream breaks: as a fault of these kinds.
+FOREIGN_FAULT_KINDS = frozenset({"stream_incomplete", "stream_malformed"})
 
 
-def check_event_stream(response: Any) -> None:
-    """Raise `NotAnEventStream` unless `response` (the SDK's HTTP response to a streamed
-    request) is an event stream, or names no content type at all."""
+class ForeignBody:
+    """The head of a streamed answer whose content type named no event stream."""
+
+    def __init__(self, url: str, content_type: str) -> None:
+        self.url = url
+        self.content_type = content_type
+        self.head = b""
+        self.complete = True
+
+    def keep(self, chunk: bytes) -> None:
+        """Keep what of `chunk` fits within `MAX_SAID_BYTES`."""
+        room = MAX_SAID_BYTES - len(self.head)
+        if len(chunk) > room:
+            self.complete = False
+        self.head += chunk[: max(room, 0)]
+
+    def fault(self, kind: str) -> ForeignStreamFault:
+        """The fault `kind` of this answer, with its content type and its words."""
+        text = self.head.decode("utf-8", "replace")
+        said = server_words(text, self.content_type, complete=self.complete)
+        return ForeignStreamFault(kind, self.url, self.content_type, said)
+
+
+def watch_foreign_body(response: Any) -> ForeignBody | None:
+    """None when `response` (the SDK's HTTP response to a streamed request) names an
+    event stream or no content type; else a `ForeignBody` that keeps the head of the
+    body as the SDK reads it (see the module contract). If the SDK read the body some
+    other way, the head stays empty: the words are left out, nothing breaks."""
     content_type = str(response.headers.get("content-type") or "")
     if is_event_stream(content_type):
-        return
-    head = b""
-    for chunk in response.iter_bytes():
-        head += chunk
-        if len(head) >= MAX_SAID_BYTES:
-            break
-    said = server_words(head[:MAX_SAID_BYTES].decode("utf-8", "replace"), content_type)
-    raise NotAnEventStream(str(response.url), content_type, said)
+        return None
+    foreign = ForeignBody(str(response.url), content_type)
+    read = response.iter_bytes
+
+    def iter_bytes(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+        for chunk in read(*args, **kwargs):
+            foreign.keep(chunk)
+            yield chunk
+
+    response.iter_bytes = iter_bytes
+    return foreign
 
 
 def warm_up_stream_parsing() -> None:

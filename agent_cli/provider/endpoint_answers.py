@@ -4,10 +4,13 @@ Contract (pure string work, no SDK and no I/O): `shown_url(url)` is the URL a re
 went to without what could be a credential (user name, password, query, fragment);
 `media_type(content_type)` the bare media type of a `content-type` header, lower case and
 short; `is_event_stream(content_type)` says whether a header names the event stream a
-streamed answer must be (a missing header is not held against the answer: the stream's
-own parse decides); `server_words(body, content_type)` is an error body or an answer that
-was no stream as one short line: HTML tags dropped, whitespace collapsed, cut to
-`MAX_WORDS_CHARS`. The API key and the session's secrets are redacted by the callers.
+streamed answer should be (a missing header, or the same one sent twice, is not held
+against the answer); `server_words(body, content_type)` is an error body or an answer that
+was no stream as one line: HTML tags dropped, whitespace collapsed, at most the words of
+its first `MAX_READ_CHARS` characters, a word the read cut left out (it may be the start
+of a key). The words are not cut further here: the callers redact the API key and the
+session's secrets first, then cut with `short_words` to `MAX_WORDS_CHARS`, so no cut can
+leave a piece of a secret that redaction would no longer know.
 """
 
 from __future__ import annotations
@@ -15,12 +18,18 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-MAX_WORDS_CHARS = 500
+from agent_cli.secret_forms import REDACTED_MARK
+
+MAX_WORDS_CHARS = 80
 MAX_READ_CHARS = 20_000  # of a body, read for its words: a page's start says what it is
 MAX_MEDIA_TYPE_CHARS = 60
 EVENT_STREAM = "text/event-stream"
 _TAG = re.compile(r"<[^>]{0,2000}>")
 _HTML_HEAD = re.compile(r"<(?:head|script|style)\b.*?</(?:head|script|style)\s*>", re.I | re.S)
+# What redaction leaves (the provider's for its key, the session's for its secrets).
+_MARKS = re.compile(re.escape("[redacted]") + "|" + re.escape(REDACTED_MARK))
+_LONGEST_MARK = max(len("[redacted]"), len(REDACTED_MARK))
+_LAST_WORD = re.compile(r"\S+\Z")
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
 
 
@@ -47,19 +56,36 @@ def media_type(content_type: str | None) -> str:
 
 
 def is_event_stream(content_type: str | None) -> bool:
-    """False only when the header names another media type than an event stream."""
-    bare = media_type(content_type)
-    return not bare or bare == EVENT_STREAM
+    """False only when the header names another media type than an event stream (two
+    headers arrive joined by a comma: `text/event-stream, text/event-stream`)."""
+    named = {media_type(part) for part in (content_type or "").split(",")} - {""}
+    return not named or named == {EVENT_STREAM}
 
 
-def server_words(body: str, content_type: str | None = None) -> str:
-    """What a server said, on one short line; see the module contract. An HTML page is
+def server_words(body: str, content_type: str | None = None, *, complete: bool = True) -> str:
+    """What a server said, on one line; see the module contract (`complete=False`: `body`
+    is the head of a longer answer, its last word maybe cut). An HTML page is
     read as its title and text, so a proxy's error page says "404 Not Found", not markup."""
     text = body[:MAX_READ_CHARS]
+    if len(body) > MAX_READ_CHARS or not complete:
+        text = _LAST_WORD.sub("", text)  # what the read cut may be the start of a key
     if "html" in media_type(content_type) or text.lstrip()[:1] == "<":
         found = _TITLE.search(text)
         title = " ".join(_TAG.sub(" ", found.group(1)).split()) if found else ""
         text = " ".join(_TAG.sub(" ", _HTML_HEAD.sub(" ", text)).split())
         if title and title not in text:  # a page whose heading is not its title
             text = f"{title} {text}"
-    return " ".join(text.split())[:MAX_WORDS_CHARS]
+    return " ".join(text.split())
+
+
+def short_words(words: str, limit: int = MAX_WORDS_CHARS) -> str:
+    """`words` (one line, already redacted) cut to at most `limit` characters and "…",
+    at the end of a word when one ends in the second half (a `[redacted]` is kept whole)."""
+    if len(words) <= limit:
+        return words
+    end = limit
+    for mark in _MARKS.finditer(words, max(0, limit - _LONGEST_MARK), limit + _LONGEST_MARK):
+        if mark.start() < end < mark.end():
+            end = mark.start()
+    space = words.rfind(" ", 0, end + 1)
+    return words[: space if space > limit // 2 else end] + "…"

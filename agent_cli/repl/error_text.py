@@ -163,6 +163,8 @@ def _provider_failed(exc: e.ProviderRequestFailed) -> str:
         return model_not_found(exc.model)
     if exc.kind in WRONG_ENDPOINT_KINDS:
         return describe_wrong_endpoint(exc)
+    if is_foreign_stream(exc):
+        return describe_foreign_stream(exc, "the conversation is unchanged; try again")
     status = f", HTTP {exc.status}" if exc.status else ""
     attempts = f", {exc.attempts} attempts" if exc.attempts > 1 else ""
     return (
@@ -661,6 +663,8 @@ def describe_failed_request(error: BaseException | None) -> str:
         return _refused_tool(error, error.tool)
     if error.kind in WRONG_ENDPOINT_KINDS:
         return describe_wrong_endpoint(error)
+    if is_foreign_stream(error):
+        return describe_foreign_stream(error)
     advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
@@ -669,7 +673,7 @@ def describe_failed_request(error: BaseException | None) -> str:
         "quit, fix the key and start again with `agent-cli --continue` (this session keeps "
         "the key it started with)"
         if error.kind in _RESTART_TO_RETRY
-        else "send 'continue' to retry (sending it again would repeat it)"
+        else RETRY_WITH_CONTINUE
     )
     return (
         f"Model request failed{status}{tries}: {advice}{detail}. "
@@ -680,7 +684,10 @@ def describe_failed_request(error: BaseException | None) -> str:
 RESTART_WITH_CONTINUE = "quit and start again with `agent-cli --continue`"
 
 # Failures that say ANTHROPIC_BASE_URL leads to no Messages API: sending again cannot help.
-WRONG_ENDPOINT_KINDS = frozenset({"wrong_endpoint", "not_messages_api"})
+WRONG_ENDPOINT_KINDS = frozenset({"wrong_endpoint"})
+# A stream broken this way whose content type named no event stream (`is_foreign_stream`).
+STREAM_FAULT_KINDS = frozenset({"stream_incomplete", "stream_malformed"})
+RETRY_WITH_CONTINUE = "send 'continue' to retry (sending it again would repeat it)"
 FIX_BASE_URL = "quit, fix ANTHROPIC_BASE_URL, then start again with `agent-cli --continue`"
 NOTICE_CHARS = 400  # what a notice or an error line shows (`render`)
 
@@ -693,16 +700,41 @@ def describe_wrong_endpoint(error: e.ProviderRequestFailed, go_on: str = FIX_BAS
     a notice shows, so the advice is never cut off."""
     url = _c(error.url, 80) if error.url else "the endpoint"
     status = f"HTTP {error.status}" if error.status else "no status"
-    if error.kind == "not_messages_api":
-        came = _c(error.content_type or "no content type", 40)
-        what = f"{url} answered {came}, not the Messages API's event stream"
-    else:
-        what = f"{url} is not the Messages API"
-    head = f"Model request failed ({status}): {what}"
+    head = f"Model request failed ({status}): {url} is not the Messages API"
     tail = f". {_base_url_advice(error.url or '')} Your message is kept: {go_on}."
+    return head + _it_said(error, head, tail) + tail
+
+
+def is_foreign_stream(error: e.ProviderRequestFailed) -> bool:
+    """A stream that broke (retried, as any) whose content type named no event stream."""
+    return error.kind in STREAM_FAULT_KINDS and bool(error.content_type)
+
+
+def describe_foreign_stream(
+    error: e.ProviderRequestFailed, go_on: str = RETRY_WITH_CONTINUE
+) -> str:
+    """Retries ran out on answers that were no event stream (a gateway's page, plain
+    text): what came and what the server said. One such answer may be a passing fault,
+    so the URL is not called wrong: check it if this goes on; the message is kept and
+    `go_on` says how to send it again (-p says its own)."""
+    url = _c(error.url, 80) if error.url else "the endpoint"
+    tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
+    came = _c(error.content_type, 40)
+    head = (
+        f"Model request failed{tries}: {url} answered {came}, not the Messages API's event stream"
+    )
+    tail = (
+        "; if this goes on, check ANTHROPIC_BASE_URL. The conversation is unchanged but "
+        f"for your message, which is kept: {go_on}."
+    )
+    return head + _it_said(error, head, tail) + tail
+
+
+def _it_said(error: e.ProviderRequestFailed, head: str, tail: str) -> str:
+    """ " (it said: …)" with the server's words, in the room a notice's 400 characters
+    leave beside `head` and `tail` (at most 80), so the advice is never cut off."""
     room = min(80, NOTICE_CHARS - len(head) - len(tail) - len(" (it said: )"))
-    said = f" (it said: {_c(error.detail, room)})" if error.detail and room >= 20 else ""
-    return head + said + tail
+    return f" (it said: {_c(error.detail, room)})" if error.detail and room >= 20 else ""
 
 
 def _base_url_advice(url: str) -> str:
@@ -1447,8 +1479,11 @@ def _one_shot_failed_request(notice: Notice, session_id: str | None) -> str:
         return describe_wrong_endpoint(
             error, f"fix ANTHROPIC_BASE_URL, then run the command again with --continue{named}"
         )
+    if isinstance(error, e.ProviderRequestFailed) and is_foreign_stream(error):
+        named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
+        return describe_foreign_stream(error, f"run the command again with --continue{named}")
     said = describe_failed_request(error)
-    interactive_tail = "send 'continue' to retry (sending it again would repeat it)."
+    interactive_tail = f"{RETRY_WITH_CONTINUE}."
     if said.endswith(interactive_tail):
         said = said[: -len(interactive_tail)] + run_again_with_continue(session_id) + "."
     return said

@@ -3,8 +3,9 @@
 Contract: `without_secrets(error, secrets)` is `error` with its detail and URL redacted of
 the session's secrets: an API, gateway or proxy may quote the request it refuses, a base
 URL's path may hold a token, and both are shown on the terminal (the provider redacts only
-its own key). The same error
-when nothing in it is a secret. `shown_summary_failure(failure, secrets)` is what a
+its own key). A detail the provider cut ("…") loses an ending that may begin a secret
+the cut split, as if it had been redacted before the cut. The same error when nothing in
+it is a secret. `shown_summary_failure(failure, secrets)` is what a
 summarizer raised as a notice carries it: a `SummarizerFailed` with its provider failure
 redacted so; anything else (a plain summarizer's own exception) is not carried, its text
 being no words of ours: None.
@@ -13,6 +14,7 @@ being no words of ours: None.
 from __future__ import annotations
 
 from agent_cli.errors import ProviderError, ProviderRequestFailed, SummarizerFailed
+from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.secret_forms import SecretForms
 
 
@@ -20,7 +22,7 @@ def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError
     """`error` with its detail and URL redacted of `secrets` (module contract)."""
     if not isinstance(error, ProviderRequestFailed):
         return error
-    detail = secrets.redact(error.detail) if error.detail else error.detail
+    detail = _redacted_detail(error.detail, secrets) if error.detail else error.detail
     url = secrets.redact(error.url) if error.url else error.url
     if detail == error.detail and url == error.url:
         return error
@@ -34,6 +36,19 @@ def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError
         url=url,
         content_type=error.content_type,
     )
+
+
+CUT_MARK = "…"  # what ends a detail the provider cut (`endpoint_answers.short_words`)
+
+
+def _redacted_detail(detail: str, secrets: SecretForms) -> str:
+    """`detail` redacted of `secrets`; cut, without an ending that may begin one."""
+    if secrets and detail.endswith(CUT_MARK):
+        head = detail[: -len(CUT_MARK)]
+        start = stopped_secret_start(head, secrets)
+        if start is not None:
+            detail = head[:start].rstrip() + CUT_MARK
+    return secrets.redact(detail)
 
 
 def shown_summary_failure(
