@@ -158,7 +158,7 @@ def test_a_session_secret_the_cut_split_leaves_no_piece_on_the_line(server, glue
     """The session's secrets are redacted after the provider cut the words: an ending
     that may begin one goes too, as if it had been redacted before the cut."""
     from agent_cli.secret_forms import SecretForms
-    from agent_cli.session.turn import without_secrets
+    from agent_cli.session.shown_errors import without_secrets
 
     server.enqueue(RawAnswer(("y" * 70 + glue + GITHUB + " end").encode(), "text/plain", 404))
     failure, _ = fail(make_provider(server.base_url))
