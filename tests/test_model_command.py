@@ -23,6 +23,8 @@ from agent_cli.models import DEFAULT_MODEL, MODEL_TABLE
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.commands import run_command, split_command
+from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.turns import drive_events
 from agent_cli.tokens import TokenCounter
 
 API_KEY = "sk-ant-test-MODEL-COMMAND"
@@ -33,6 +35,9 @@ class Context:
     session: Any
     console: Console = field(default_factory=lambda: make_console(width=140))
     plain: io.StringIO = field(default_factory=io.StringIO)
+
+    def render_events(self, events: Any) -> None:
+        drive_events(events, EventRenderer(self.console, live=False).render)
 
     def run(self, line: str) -> str:
         run_command(self, *split_command(line))
