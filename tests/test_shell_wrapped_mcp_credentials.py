@@ -130,3 +130,52 @@ def test_a_server_started_through_sh_c_shows_no_credential_of_its_line(tmp_path:
             text = path.read_bytes().decode("utf-8", "replace")
             assert recoverable_secrets(text, secrets) == set(), path
     assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+
+
+GHP = "ghp_PositionalToken0123456789abcdefABCD"
+SK_LIVE = "sk-live-abcdefghijklmnopqrstuvwx"  # a prefix and a random run, no digit
+XOXB = "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+HEX_KEY = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3"
+AWS_ID = "AKIAIOSFODNN7EXAMPLE"
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "keys"),
+    [
+        ("npx", ("-y", "some-mcp", GHP), {GHP}),
+        ("srv", ("--", SK_LIVE, "serve"), {SK_LIVE}),
+        ("srv", (XOXB, HEX_KEY, AWS_ID), {XOXB, HEX_KEY, AWS_ID}),
+        ("sh", ("-c", f"exec srv --stdio {GHP}"), {GHP}),
+        ("npx", ("-y", GHP), {GHP}),
+        ("srv", ("--profile", "Zq7Rk2mXv9LpW4tYc8Nb", HEX_KEY), {HEX_KEY}),
+    ],
+)
+def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
+    """T3, session 30: a key given positionally, no flag naming it, was shown. After a
+    flag, which may take it as its value, only a word with a service's key prefix is one
+    (the flag's name judges the rest, as for `env`)."""
+    assert secrets_of(command, *args) == keys
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "some-mcp",
+        "@modelcontextprotocol/server-github",
+        "@scope/pkg@1.2.3",
+        "/srv/data/projects-2024",
+        "./config/settings.production.json",
+        "https://example.com/api/v2",
+        "8080",
+        "20241022",
+        "123e4567-e89b-12d3-a456-426614174000",
+        "claude-3-5-sonnet-20241022",
+        "mcp-server-postgres-v2024",
+        "production_db_replica2",
+        "sk-learn-toolkit",
+        "supercalifragilisticexpialidocious",
+        "--read-only",
+    ],
+)
+def test_an_ordinary_argument_is_no_secret(word):
+    assert secrets_of("npx", "some-mcp", word, "serve") == set()
