@@ -69,10 +69,9 @@ asked here of variables, keys, flags and header names.
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
   whose header carries a credential: `named_header_credentials`; and an argument that is
-  a key on its own (`npx -y some-mcp ghp_...`, `-- sk-live-... serve`:
-  `token_shape.is_positional_key`; ordinary words, paths, package names, URLs without
-  credentials, numbers and UUIDs are none; after a flag, which may take it as its value,
-  only one with a service's key prefix: `has_prefixed_key`). An argument a shell
+  a key on its own by a service's prefix (`npx -y some-mcp ghp_...`, `-- sk-live-...
+  serve`: `token_shape.has_prefixed_key`; an id without one, a commit SHA or a sheet's
+  id, is none). An argument a shell
   runs as a command line (`sh -c "exec srv --api-key X"`, `cmd /c`, `powershell
   -Command`: `tools.shell_command_lines`) is read as the shell reads it: the words of
   each of its commands by this same rule, a `NAME=value` before the program as an
@@ -104,7 +103,7 @@ from agent_cli.tools.path_values import is_path_value
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.setting_values import is_setting_value
 from agent_cli.tools.shell_command_lines import command_lines, command_words
-from agent_cli.tools.token_shape import has_prefixed_key, is_positional_key, looks_like_token
+from agent_cli.tools.token_shape import has_prefixed_key, looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
 # Values a credential-named variable holds when it is a setting, not a secret.
@@ -269,21 +268,11 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             and not holds_no_secret(argument.lstrip("-"), following)
         ):
             yield from header_credentials(following)
-        elif _is_bare_key(args, index):  # `npx -y some-mcp ghp_...`: a key on its own
+        elif has_prefixed_key(argument):  # `npx -y some-mcp ghp_...`: a key on its own
             yield argument
     for line in lines.values():
         for words in command_words(line):
             yield from _arguments_credentials(words, depth + 1)
-
-
-def _is_bare_key(args: Sequence[str], index: int) -> bool:
-    """Whether `args[index]` is a key given on its own (`token_shape.is_positional_key`);
-    after a flag, which may take it as its value, only one with a service's key prefix
-    (the flag's name judges the rest: `--salt-length X` holds no secret)."""
-    previous = args[index - 1] if index else ""
-    after_flag = previous.startswith("-") and previous != "--" and "=" not in previous
-    word = args[index]
-    return has_prefixed_key(word) if after_flag else is_positional_key(word)
 
 
 def _assignment_credentials(name: str, value: str) -> Iterator[str]:

@@ -10,16 +10,15 @@ is none. `is_user_part_token(word)`: `is_token_word`, or a word of those charact
 least `MIN_TOKEN_CHARS` long with a digit and both cases (a GitLab `glpat-` token with
 one digit, a random base62 key), or one starting with a token prefix of a forge: where a
 URL's user part is no name a person or a service was given, it is a key.
-`is_positional_key(word)`: a word given on its own where a name or a setting could stand
-(an MCP server's `args`: `["-y", "some-mcp", "ghp_..."]`) that is a key: letters,
-digits, `-` and `_` only, not a flag, not a UUID (an id, common in args), not made of
-plain pieces alone (`claude-3-5-sonnet-20241022`, `mcp-server-postgres-v2`: words of
-letters, numbers, pieces of at most 5), and either starting with a prefix services give
-their keys (`KEY_PREFIXES`: `sk-`, `xoxb-`, `ghp_`, ...) and at least `MIN_TOKEN_CHARS`
-long, or `is_user_part_token`. Paths, URLs, package names (`@scope/pkg@1.2.3`) and
-numbers have other characters or no letter. `has_prefixed_key(word)`: the same by the
-prefix alone, for a word that may be a flag's value (which its flag's name judges
-otherwise: `--salt-length X` holds none, `-y ghp_...` one).
+`has_prefixed_key(word)`: a word given on its own where a name or a setting could stand
+(an MCP server's `args`: `["-y", "some-mcp", "ghp_..."]`) that is a key by its prefix:
+letters, digits, `-` and `_` only, not a flag, not a UUID, not made of plain pieces alone
+(`sk-learn-toolkit`, `npm_package_config_port`: words of letters, numbers, pieces of at
+most 5), starting with a prefix services give their keys (`KEY_PREFIXES`: `sk-`,
+`xoxb-`, `ghp_`, ...) and at least `MIN_TOKEN_CHARS` long. A random-looking word without
+such a prefix is no key here: in arguments it is far more often an id (a commit SHA, a
+sheet's or a model's id, a pod's name), and taking it for a secret would hide it in every
+result of the session.
 """
 
 from __future__ import annotations
@@ -88,13 +87,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _PLAIN_PIECE = re.compile(r"[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,12}|[0-9]+|[A-Za-z0-9]{1,5}")
 
 
-def is_positional_key(word: str) -> bool:
-    """A key given on its own among a command's arguments (module contract)."""
-    return _may_be_key(word) and (_has_key_prefix(word) or is_user_part_token(word))
-
-
 def has_prefixed_key(word: str) -> bool:
-    """`is_positional_key` by a service's prefix alone (module contract)."""
+    """A key given on its own by a service's prefix (module contract)."""
     return _may_be_key(word) and _has_key_prefix(word)
 
 
