@@ -27,7 +27,7 @@ test: compile
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy agent_cli
+	$(BIN)/mypy agent_cli bench
 
 # Byte-compile first: where PYTHONDONTWRITEBYTECODE is set, every start would otherwise
 # compile ~130 modules from source (about 0.3 s of the 0.5 s start-up budget).

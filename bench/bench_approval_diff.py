@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Callable
 
 from agent_cli.tools.approval import build_diff_approval
 
@@ -32,7 +33,7 @@ def _shape(lines: int, distinct: int | None, every: int) -> tuple[list[str], lis
     return old, new
 
 
-def _timed(action) -> float:
+def _timed(action: Callable[[], object]) -> float:
     start = time.perf_counter()
     action()
     return time.perf_counter() - start

@@ -53,9 +53,22 @@ for line in sys.stdin:
 
 
 def _agent_cli_transport(script: Path) -> Any:
+    from agent_cli.mcp_servers.exit_probe import ExitProbe
     from agent_cli.mcp_servers.stdio_transport import open_stdio
 
-    return open_stdio(sys.executable, [str(script)], {}, ".", sys.stderr, lambda _: None)
+    def on_outlived() -> None:
+        """The bench's server never outlives its launcher: nothing to do."""
+
+    return open_stdio(
+        sys.executable,
+        [str(script)],
+        {},
+        ".",
+        sys.stderr,
+        lambda _: None,
+        on_outlived,
+        ExitProbe(60.0),
+    )
 
 
 def _sdk_transport(script: Path) -> Any:

@@ -42,6 +42,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 
 from agent_cli.secret_forms import SecretForms
 
@@ -56,7 +57,7 @@ def _output(size: int) -> str:
     return (line * (size // len(line) + 1))[:size]
 
 
-def _timed(action) -> float:
+def _timed(action: Callable[[], object]) -> float:
     start = time.perf_counter()
     action()
     return time.perf_counter() - start

@@ -139,6 +139,7 @@ def price_model_summaries(run: SessionRun, counter: TokenCounter) -> float:
     summary it returned (the next request's summary message) at the output price."""
     cost, extra = PromptCost.with_tokenizer(counter), 0.0
     prices = lookup_model(DEFAULT_MODEL).prices
+    assert prices is not None
     for index, request in enumerate(run.requests):
         if index in run.after_firing and index > 0:
             before = run.requests[index - 1].messages

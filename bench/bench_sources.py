@@ -10,14 +10,19 @@ the whole file for comparison, and the streaming hash of a 32 MiB artifact.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from agent_cli.sources import SourcePointerResolver
+
+Result = TypeVar("Result")
 
 RECORDS = 50_000
 POINTERS = 20
@@ -55,7 +60,7 @@ def write_transcript(folder: Path) -> Path:
     return path
 
 
-def timed(action) -> tuple[float, object]:
+def timed(action: Callable[[], Result]) -> tuple[float, Result]:
     started = time.perf_counter()
     result = action()
     return time.perf_counter() - started, result
@@ -71,7 +76,7 @@ def bench_pointers(transcripts: Path, home: Path) -> None:
     )
     warm = []
     for pointer in pointers:
-        elapsed, found = timed(lambda p=pointer: resolver.resolve(p))
+        elapsed, found = timed(functools.partial(resolver.resolve, pointer))
         assert found.status.value == "available", found
         warm.append(elapsed)
     print(

@@ -60,6 +60,11 @@ def time_command(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def _shows(mark: str) -> Callable[[str], bool]:
+    """Whether a screen shows `mark`."""
+    return lambda screen: mark in screen
+
+
 class TmuxClock:
     """A private tmux server kept alive by an idle pane, to time programs in a new pane."""
 
@@ -84,10 +89,7 @@ class TmuxClock:
             f"AGENT_CLI_HOME={home}",
             shlex.join(argv),
         )
-        times = {
-            name: self._poll(lambda screen, mark=mark: mark in screen, start)
-            for name, mark in MILESTONES.items()
-        }
+        times = {name: self._poll(_shows(mark), start) for name, mark in MILESTONES.items()}
         pane = int(self._tmux("display-message", "-p", "-t", "bench:run", "#{pane_pid}"))
         closed = time.perf_counter()
         self._tmux("kill-window", "-t", "bench:run")

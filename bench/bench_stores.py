@@ -45,7 +45,7 @@ class NoFsyncOps(FileOps):
         return None
 
 
-def sample_payload(n: int) -> dict:
+def sample_payload(n: int) -> dict[str, Any]:
     text = f"message {n}: " + "lorem ipsum dolor sit amet " * 8
     return {"message": {"role": "user" if n % 2 else "assistant", "content": text}}
 

@@ -53,9 +53,10 @@ def time_provider(base_url: str) -> float:
 
 def time_sdk_helper(base_url: str) -> float:
     import anthropic
+    from anthropic.types import MessageParam
 
     client = anthropic.Anthropic(api_key=API_KEY, base_url=base_url, max_retries=0)
-    messages = [{"role": "user", "content": "write it"}]
+    messages: list[MessageParam] = [{"role": "user", "content": "write it"}]
     started = time.perf_counter()
     with client.messages.stream(model="claude-bench", max_tokens=64, messages=messages) as s:
         final = s.get_final_message()
