@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from agent_cli.sources import SourcePointerResolver
-from agent_cli.tools.credentials import is_ordinary_word
+from agent_cli.tools.credentials import holds_no_secret, is_ordinary_word
 
 DEFAULT_FUZZ_EXAMPLES = 500
 
@@ -46,10 +46,13 @@ SECRET_CHARS = string.ascii_letters + string.digits + "_-"
 # one length by `same_length`; `chars`, made a regex class by `probe_class`): what the
 # oracle properties draw (a tool's answer must not tell the two apart).
 def secret_like(value: str) -> str:
-    """`value`, unless it is one ordinary word (`AAAAAAAAAAAA`, `password`), which
-    redaction leaves visible on purpose (`credentials.is_ordinary_word`): then with its
-    last letter made a digit, so that every value the properties draw is one to hide."""
-    return value[:-1] + "0" if is_ordinary_word(value) else value
+    """`value`, unless redaction leaves it visible on purpose: one ordinary word
+    (`AAAAAAAAAAAA`, `password`: `credentials.is_ordinary_word`) or, under a password's
+    name, what holds no secret (an SSH key's file name, `id_ed25519_sk`, which Hypothesis
+    drew once: `credentials.holds_no_secret`); then with its last character made a digit,
+    so that every value the properties draw is one to hide."""
+    visible = is_ordinary_word(value) or holds_no_secret("DB_PASSWORD", value)
+    return value[:-1] + "0" if visible else value
 
 
 SECRET_PAIR = {
