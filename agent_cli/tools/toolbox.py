@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.errors import ToolError, ToolNotStarted, WorkspaceGone
+from agent_cli.errors import TerminationRequested, ToolError, ToolNotStarted, WorkspaceGone
 from agent_cli.frozen import FrozenList
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.artifact_tool import prepare_read_artifact
@@ -104,6 +104,14 @@ UNASKED_TEXT = (
     "{name} was not run: it needs permission and nobody could be asked (agent-cli runs with "
     "-p or without a terminal). The user can run it again with --yes to allow tools that "
     "write files, run commands or call MCP servers, or run agent-cli interactively."
+)
+# The result of an MCP call a termination signal stopped before its server answered
+# (`session.call_outcome` reads it back as stopped). No command ran, so it says what may
+# have happened on the server's side instead of a process group.
+MCP_TERMINATED_TEXT = (
+    "Stopped: agent-cli was ended by {signal} while the MCP server {server} ran its tool "
+    "{tool}; no answer had come back, and the server was stopped with agent-cli. The call "
+    "may have done part or all of its work: check before calling it again."
 )
 LIVE_CHECK_SECONDS = 0.5  # between dotenv checks while a command's output streams
 
@@ -462,7 +470,7 @@ class Toolbox:
     def _run_mcp(self, server: str, tool: str, name: str, tool_input: Any) -> ToolOutcome:
         """One MCP call (see `attach_mcp`): the arguments must be an object; the user sees
         server, tool and every argument before it runs; "always" covers this tool."""
-        from agent_cli.mcp_servers.states import CallInterrupted
+        from agent_cli.mcp_servers.states import CallInterrupted, CallTerminated
         from agent_cli.tools.approval import build_content_approval
         from agent_cli.tools.approval_scope import mcp_tool_target
 
@@ -491,8 +499,26 @@ class Toolbox:
         except CallInterrupted as answered:  # Ctrl-C once it was answered: keep the answer
             self.check_dotenv()
             raise ToolInterrupted(*self._mcp_result(name, server, tool, answered.outcome)) from None
+        except CallTerminated as answered:  # a signal once it was answered: the same
+            self.check_dotenv()
+            kept = self._mcp_result(name, server, tool, answered.outcome)
+            raise ToolTerminated(answered.signal_number, *kept) from None
+        except TerminationRequested as stop:  # no answer: say so, then agent-cli ends
+            raise self._mcp_terminated(stop.signal_number, server, tool) from None
         self.check_dotenv()  # a server may write one in the workspace
         return self._mcp_result(name, server, tool, outcome)[1]
+
+    def _mcp_terminated(self, signal_number: int, server: str, tool: str) -> ToolTerminated:
+        """The call a signal stopped before its server answered, as a `ToolTerminated`
+        whose outcome says so (`MCP_TERMINATED_TEXT`), for the session to record."""
+        from agent_cli.termination import signal_name
+
+        signal = signal_name(signal_number)
+        text = MCP_TERMINATED_TEXT.format(signal=signal, server=server, tool=tool)
+        result = ToolResult(text, is_error=True)
+        return ToolTerminated(
+            signal_number, result, self._error_outcome(text, f"stopped by {signal}")
+        )
 
     def _mcp_result(
         self, name: str, server: str, tool: str, outcome: CallOutcome

@@ -1,0 +1,170 @@
+"""SIGTERM or SIGHUP to agent-cli while an MCP tool call waits for its server records that
+the call was stopped, and why, before the process ends (session 30's left item).
+
+A shell command stopped by a signal has been recorded since session 30 ("Stopped:
+agent-cli was ended by SIGTERM … Output so far follows."). An MCP call was answered with
+the same words, about "a running command and its whole process group", though no command
+ran and the server may have done the work; and an answer that had come back as the
+signal landed was dropped (Ctrl-C keeps it, `CallInterrupted`). Now the call is cancelled
+and answered with `toolbox.MCP_TERMINATED_TEXT`, or with the server's answer when there
+was one (`CallTerminated`), and the recap reads it back as stopped.
+
+Real processes: `agent-cli -p --yes` on the real SDK against the strict fake API, the
+real demo MCP server's `hang` tool; then `agent-cli --resume <id> -p`, whose request the
+strict fake must accept with the stopped call's result in it.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import agent_cli_argv, build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from tools_support import make_toolbox
+
+from agent_cli.errors import TerminationRequested
+from agent_cli.mcp_servers.offered_tools import OfferedTool
+from agent_cli.mcp_servers.states import CallOutcome, CallTerminated
+from agent_cli.session.call_outcome import STOPPED, read_call_outcome
+from agent_cli.tools.output import ToolTerminated
+
+API_KEY = "sk-ant-signals-mcp-FAKE-7"
+DEMO = Path(__file__).parent / "mcp_fixtures" / "demo_server.py"
+CALL_ID = "toolu_hang"
+
+
+def write_config(home: Path, started: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[mcp_servers.demo]\ncommand = "{sys.executable}"\nargs = ["{DEMO}"]\n'
+        "startup_timeout = 60\ntimeout = 600\n"
+        f'[mcp_servers.demo.env]\nDEMO_HANG_STARTED_FILE = "{started}"\n',
+        encoding="utf-8",
+    )
+
+
+def wait_for_file(path: Path, agent: subprocess.Popen[bytes], seconds: float = 90.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.is_file():
+        assert agent.poll() is None, "agent-cli ended before the MCP call started"
+        assert time.monotonic() < deadline, "the MCP call never started"
+        time.sleep(0.05)
+
+
+def recorded_result(home: Path) -> dict[str, Any]:
+    """The tool_result the transcript holds for the call (the only transcript)."""
+    (transcript,) = (home / "transcripts").glob("*.jsonl")
+    for line in transcript.read_text().splitlines():
+        content = ((json.loads(line).get("payload") or {}).get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == CALL_ID:
+                return dict(block)
+    raise AssertionError(f"no tool_result for {CALL_ID} in {transcript.name}")
+
+
+@pytest.mark.parametrize(
+    ("signal_number", "name"), [(signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP")]
+)
+def test_a_signal_during_an_mcp_call_records_it_stopped_and_the_resumed_history_is_accepted(
+    tmp_path: Path, signal_number: int, name: str
+) -> None:
+    workspace, home, started = tmp_path / "ws", tmp_path / "home", tmp_path / "hang-started"
+    workspace.mkdir()
+    write_config(home, started)
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([tool_use_block(CALL_ID, "mcp__demo__hang", {})], "tool_use"))
+        env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+        agent = subprocess.Popen(
+            [*agent_cli_argv(), "--yes", "-p", "wait for the demo server"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_for_file(started, agent)
+            agent.send_signal(signal_number)
+            assert agent.wait(timeout=60) == 128 + signal_number
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+                agent.wait()
+        result = recorded_result(home)
+        text = str(result["content"])
+        assert result.get("is_error") is True
+        assert text.startswith(f"Stopped: agent-cli was ended by {name} while the MCP server demo")
+        assert "ran its tool hang; no answer had come back" in text
+        assert "process group" not in text  # no command ran
+        assert read_call_outcome(result) == STOPPED  # the recap says "stopped before finishing"
+        (transcript,) = (home / "transcripts").glob("*.jsonl")
+        server.enqueue(Reply([text_block("It was stopped; I will not call it again.")]))
+        resumed = run_piped(
+            ["--yes", "--resume", transcript.stem, "-p", "what happened?"], cwd=workspace, env=env
+        )
+        assert resumed.returncode == 0, resumed.stderr
+        assert all(request.rejection is None for request in server.requests)
+        sent = server.accepted[-1]["messages"]
+        answers = [
+            block
+            for message in sent
+            if isinstance(message["content"], list)
+            for block in message["content"]
+            if block.get("tool_use_id") == CALL_ID
+        ]
+    assert len(answers) == 1 and "no answer had come back" in str(answers[0]["content"])
+
+
+class _SignalledServers:
+    """An MCP part whose one call meets a termination signal: `answer` set, once the
+    server had answered (`CallTerminated`), else before (`TerminationRequested`)."""
+
+    version = 1
+
+    def __init__(self, answer: CallOutcome | None) -> None:
+        self.answer = answer
+
+    def offered_tools(self) -> list[OfferedTool]:
+        return [OfferedTool({"name": "mcp__ops__deploy"}, "ops", "deploy")]
+
+    def not_offered(self, name: str) -> None:
+        return None
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        if self.answer is None:
+            raise TerminationRequested(signal.SIGTERM)
+        raise CallTerminated(signal.SIGTERM, self.answer)
+
+
+def test_a_signal_before_the_server_answered_gives_a_result_saying_the_call_was_stopped(
+    tmp_path: Path,
+) -> None:
+    toolbox = make_toolbox(tmp_path)
+    toolbox.attach_mcp(_SignalledServers(None))
+    with pytest.raises(ToolTerminated) as stopped:
+        toolbox.run("mcp__ops__deploy", {"target": "prod"})
+    assert stopped.value.signal_number == signal.SIGTERM  # agent-cli still ends by it
+    kept = stopped.value.outcome
+    assert kept is not None and kept.is_error
+    assert kept.content.startswith(
+        "Stopped: agent-cli was ended by SIGTERM while the MCP server ops ran its tool deploy;"
+    )
+    assert "may have done part or all of its work" in kept.content
+    assert read_call_outcome({"is_error": True, "content": kept.content}) == STOPPED
+
+
+def test_a_signal_once_the_server_answered_keeps_its_answer_as_the_result(tmp_path: Path) -> None:
+    answer = CallOutcome(({"type": "text", "text": "deployed to prod"},))
+    toolbox = make_toolbox(tmp_path)
+    toolbox.attach_mcp(_SignalledServers(answer))
+    with pytest.raises(ToolTerminated) as stopped:
+        toolbox.run("mcp__ops__deploy", {"target": "prod"})
+    kept = stopped.value.outcome
+    assert kept is not None and not kept.is_error and "deployed to prod" in kept.content
