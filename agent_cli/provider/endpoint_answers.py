@@ -1,7 +1,8 @@
 """What an endpoint that is not the Messages API answered, in a form safe to show.
 
 Contract (pure string work, no SDK and no I/O): `shown_url(url)` is the URL a request
-went to without what could be a credential (user name, password, query, fragment);
+went to without what could be a credential (user name, password, query, fragment, a
+path segment with a key's shape);
 `media_type(content_type)` the bare media type of a `content-type` header, lower case and
 short; `is_event_stream(content_type)` says whether a header names the event stream a
 streamed answer should be (a missing header, or the same one sent twice, is not held
@@ -16,9 +17,10 @@ leave a piece of a secret that redaction would no longer know.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.url_credentials import url_path_tokens
 
 MAX_WORDS_CHARS = 80
 MAX_READ_CHARS = 20_000  # of a body, read for its words: a page's start says what it is
@@ -35,7 +37,9 @@ _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
 
 def shown_url(url: str) -> str:
     """`url` as scheme, host, port and path only: a password or a token in the user
-    part or the query of ANTHROPIC_BASE_URL never reaches an error line."""
+    part or the query of ANTHROPIC_BASE_URL never reaches an error line, and a path
+    segment with a key's shape (a gateway that takes its key in the path) is shown as
+    `REDACTED_MARK` (`url_credentials.url_path_tokens`, the rule tools redact by)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -45,7 +49,15 @@ def shown_url(url: str) -> str:
     if ":" in host:  # an IPv6 address keeps its brackets
         host = f"[{host}]"
     netloc = f"{host}:{port}" if port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return urlunsplit((parts.scheme, netloc, _path_without_keys(url, parts.path), "", ""))
+
+
+def _path_without_keys(url: str, path: str) -> str:
+    keys = set(url_path_tokens(url))
+    if not keys:
+        return path
+    segments = path.split("/")
+    return "/".join(REDACTED_MARK if unquote(part) in keys else part for part in segments)
 
 
 def media_type(content_type: str | None) -> str:

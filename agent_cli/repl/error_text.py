@@ -665,7 +665,7 @@ def describe_failed_request(error: BaseException | None) -> str:
         return describe_wrong_endpoint(error)
     if is_foreign_stream(error):
         return describe_foreign_stream(error)
-    advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
+    advice = _unreached_advice(error) or _PROVIDER_ADVICE.get(error.kind, "the request failed")
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
     detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
@@ -678,6 +678,28 @@ def describe_failed_request(error: BaseException | None) -> str:
     return (
         f"Model request failed{status}{tries}: {advice}{detail}. "
         f"The conversation is unchanged but for your message, which is kept: {go_on}."
+    )
+
+
+# The path the SDK adds to ANTHROPIC_BASE_URL for a Messages request.
+MESSAGES_PATH = "/v1/messages"
+
+
+def _unreached_advice(error: e.ProviderRequestFailed) -> str | None:
+    """For a connection that failed and a timeout: the base URL the request went to (its
+    credentials already left out, `endpoint_answers.shown_url`) and what to check, so a
+    wrong ANTHROPIC_BASE_URL (a port nothing listens on) is seen; None without a URL."""
+    if error.kind not in ("connection", "timeout") or not error.url:
+        return None
+    base = error.url.removesuffix(MESSAGES_PATH) or error.url
+    if error.kind == "connection":
+        return (  # refused, or dropped mid-answer: the transport's errors are alike
+            f"the connection to {_c(base, 120)} failed or dropped; check ANTHROPIC_BASE_URL "
+            "(where requests go) and the network"
+        )
+    return (
+        f"{_c(base, 120)} did not answer in time; if this goes on, check ANTHROPIC_BASE_URL "
+        "(where requests go) and the network"
     )
 
 
