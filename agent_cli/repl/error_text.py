@@ -221,6 +221,36 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     )
 
 
+def _blocked_one_shot(exc: e.MessageViewLimitExceeded) -> str:
+    """`_blocked` for `-p`, which has no command to run between prompts: what to change on
+    the command line (a higher --hard-limit, a new session), and where the durable block
+    is shrunk (agent-cli without -p)."""
+    if exc.sized_content_over:
+        advice = (
+            "An image or a document in the conversation was billed above its estimate. Run "
+            "the command again with a higher --hard-limit, or without --continue/--resume "
+            "for a new session"
+        )
+    elif exc.reserved_tokens >= exc.hard_limit:
+        durable = (
+            f" (the durable block {exc.durable_tokens:,} of them)" if exc.durable_tokens else ""
+        )
+        advice = (
+            f"What every request carries besides the conversation is {exc.reserved_tokens:,} "
+            f"tokens{durable}. Run the command again with a higher --hard-limit, turn off MCP "
+            "servers, or /forget facts in agent-cli without -p"
+        )
+    else:
+        advice = (
+            "Run the command again with a higher --hard-limit, or without --continue/--resume "
+            "for a new session"
+        )
+    return (
+        f"request blocked: the view is {exc.tokens_after:,} tokens, over the hard limit "
+        f"{exc.hard_limit:,}; nothing was sent. {advice}"
+    )
+
+
 def describe_durable_block_too_large(exc: e.DurableBlockTooLarge) -> str:
     """`/remember` or `/todo` refused for room (`session.durable_room`): the figures, and
     what makes room (never /compact or /new: neither shrinks the durable block)."""
@@ -635,6 +665,7 @@ _STARTUP_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
         f"{describe_session_fact(exc)}; try again, or {NEW_SESSION_ON_START}"
     ),
     e.InvalidStoreInput: _bad_input,
+    e.MessageViewLimitExceeded: _blocked_one_shot,  # raised by a `-p` turn, never at start
 }
 
 
@@ -1384,15 +1415,16 @@ def _mcp_tools_changed(fields: Mapping[str, object]) -> str:
     )
 
 
-def _mcp_tools_withdrawn(fields: Mapping[str, object]) -> str:
+def _mcp_tools_withdrawn(fields: Mapping[str, object], *, one_shot: bool = False) -> str:
     """How many tools of a server are no longer offered because their names hold a secret
-    learned during the session (never the names)."""
+    learned during the session (never the names); `-p` (`one_shot`) has no `/mcp`."""
     count = int(str(fields.get("count", 0)))
     tools = "1 tool" if count == 1 else f"{count:,} tools"
-    return (
+    said = (
         f"MCP server {fields['server']}: {tools} no longer offered to the model, their names "
-        "holding a secret value learned during the session; /mcp lists them, redacted."
+        "holding a secret value learned during the session"
     )
+    return f"{said}." if one_shot else f"{said}; /mcp lists them, redacted."
 
 
 def _dotenv_learned(fields: Mapping[str, object]) -> str:
@@ -1533,7 +1565,7 @@ def describe_message_not_stored(fields: Mapping[str, Any], error: BaseException 
     """`message_not_stored`: a large message whose artifact could not be written was not
     sent; nothing was recorded. What to fix, then how to send it again: Up brings it back
     in this run; under a file-size limit only a new run can store it, so it is copied
-    first (`describe_limit_restart`)."""
+    first (`describe_limit_restart`). `-p` says its own (`_one_shot_message_not_stored`)."""
     reason = str(fields["reason"])
     characters = f"{fields['characters']:,} characters"
     if reason != "EFBIG":
@@ -1549,6 +1581,19 @@ def describe_message_not_stored(fields: Mapping[str, Any], error: BaseException 
         f"Your message ({characters}) was not sent: its artifact could not be written "
         f"({_failed_write(reason)}); nothing was recorded. Up brings it back, to copy it. "
         f"{describe_limit_restart(go_on)}"
+    )
+
+
+def _one_shot_message_not_stored(notice: Notice, session_id: str | None) -> str:
+    """`message_not_stored` in `-p`: the prompt is the command's own, so no Up key brings it
+    back and the run ends here: fix the folder (or raise the limit where agent-cli is
+    started), then run the command again, which sends it again."""
+    reason = str(notice.fields["reason"])
+    return (
+        f"Your prompt ({notice.fields['characters']:,} characters) was not sent: a prompt this "
+        f"large is stored whole as an artifact first, and that write failed "
+        f"({_failed_write(reason)}). Nothing was recorded or half-written. "
+        f"{_capital(describe_folder_fix(reason))}, then run the command again."
     )
 
 
@@ -1626,6 +1671,10 @@ _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "pause_limit": _one_shot_paused_answers,
     "durable_elsewhere": lambda notice, session_id: describe_elsewhere_one_shot(
         notice.fields, session_id
+    ),
+    "message_not_stored": _one_shot_message_not_stored,
+    "mcp_tools_withdrawn": lambda notice, _session_id: _mcp_tools_withdrawn(
+        notice.fields, one_shot=True
     ),
 }
 
