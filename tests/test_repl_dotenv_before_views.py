@@ -19,9 +19,9 @@ import pytest
 from repl_fakes import FakeBackend, FakeSession, make_console
 
 from agent_cli.events import Notice, ToolFinished, ToolStarted
-from agent_cli.session.catalog import Call, Exchange
 from agent_cli.repl.loop import Repl
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.session.catalog import Call, Exchange
 from agent_cli.sources import SourceResolution
 
 TOKEN = "ghp_UsErEdIt8Wv2Xy4Za6Bc8De0Fg2Hi4Jk6Lm8"
