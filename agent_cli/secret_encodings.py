@@ -14,6 +14,12 @@ Contract:
   character at a time (percent-encoding, HTML's references, JSON's `\\uXXXX`), which
   have too many spellings to list, are one matcher of their own
   (`agent_cli.percent_forms`).
+- `rewritten_forms(spelling)`: the value as everyday text tools rewrite it, characters
+  kept: reversed (`rev`, which reverses each line, and a whole-string reversal) or in
+  upper or lower case (`tr a-z A-Z`, `tr A-Z a-z`, `awk '{print toupper($0)}'`), or both;
+  and its ROT13 (`tr a-zA-Z n-za-mN-ZA-M`), the cipher everyone can undo. A long
+  random value's case changes and mirror image are found in no ordinary text, so each is
+  as much the secret as the value: whoever reads one can undo it.
 - `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
   another encoding and read back as UTF-8 with errors replaced, as agent-cli reads every
   file and output: UTF-16 (little and big endian, a NUL between characters; only for a
@@ -40,6 +46,7 @@ as it is. A value mixing spellings inside itself (half NFC, half NFD) is not cau
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import re
 import unicodedata
@@ -132,6 +139,15 @@ def _one_line_forms(secret: str) -> set[str]:
         _gnu_escaped(secret, keep_non_ascii=False),
         *_backslash_quoted(secret),
     }
+
+
+def rewritten_forms(secret: str) -> set[str]:
+    """`secret` reversed (by line, as `rev` does, and whole) or not, each in upper and lower
+    case or as it is, and its ROT13, but never the value itself (module contract)."""
+    by_line = "\n".join(line[::-1] for line in secret.split("\n"))
+    orders = {secret, by_line, secret[::-1]}
+    cased = {each for order in orders for each in (order, order.upper(), order.lower())}
+    return (cased | {codecs.encode(secret, "rot13")}) - {secret}
 
 
 def misdecoded_forms(secret: str) -> set[str]:

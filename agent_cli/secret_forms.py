@@ -10,7 +10,8 @@ hex (lower and upper case) and Python's `repr` of its bytes (`byte_forms`,
 `stream_forms`); the value as programs print it inside quotes (`escaped_forms`: Python's
 `repr` and `ascii`, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and
 single quotes, bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it
-written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher
+written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`); the value reversed
+and in upper or lower case (`rewritten_forms`: `rev`, `tr a-z A-Z`); and, as one matcher
 each rather than a text (`percent_forms`, made by `url_forms`), the value with any of its
 characters escaped one by one, each as any escaper writes it (`agent_cli.character_escapes`: a URL's
 `%XX` (or `%25XX`, a URL inside a URL), JSON's `\\uXXXX` in either case, C's `\\xNN`,
@@ -90,6 +91,7 @@ from agent_cli.secret_encodings import (
     byte_forms,
     escaped_forms,
     misdecoded_forms,
+    rewritten_forms,
     spellings,
     stream_forms,
 )
@@ -466,7 +468,8 @@ def encoded_forms(secret: str) -> set[str]:
     """Every form of `secret` of at least `MIN_SECRET_CHARS` characters: for each of its
     `spellings`, with its line breaks as LF, CRLF and CR (a key file checked out with
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its
-    `escaped_forms`, its `misdecoded_forms` and `_utf16_printed_forms`, and the forms of
+    `escaped_forms`, its `misdecoded_forms` and `_utf16_printed_forms`, its
+    `rewritten_forms` (reversed, upper and lower case), and the forms of
     its UTF-8 bytes (`secret_encodings.byte_forms`: hex in both cases, Python's bytes
     `repr`, base64 on its own, which a private key's numbers take too; `stream_forms`:
     base64 and base32 at every alignment and in both alphabets of each)."""
@@ -475,6 +478,7 @@ def encoded_forms(secret: str) -> set[str]:
         data = spelling.encode("utf-8")
         forms |= {spelling, *escaped_forms(spelling), *byte_forms(data), *stream_forms(data)}
         forms |= misdecoded_forms(spelling) | _utf16_printed_forms(spelling)
+        forms |= rewritten_forms(spelling)
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
 
 

@@ -6,8 +6,9 @@ unanswered or misplaced tool_use/tool_result, empty content or blank text, an er
 tool_result without content, bad cache_control, more than four breakpoints (counted
 wherever they sit: tools, system, message blocks, blocks nested in a tool_result, and
 the top-level `cache_control`), a 1-hour breakpoint after a 5-minute one, malformed
-tools (a tool's input schema with anyOf/oneOf/allOf at its top level, or one that is no
-valid JSON Schema draft 2020-12, as the real API refuses them), and images the API refuses
+tools (a tool's input schema with anyOf/oneOf/allOf at its top level, a top-level
+property name outside `^[a-zA-Z0-9_.-]{1,64}$` (nested ones pass, as with the real API),
+or one that is no valid JSON Schema draft 2020-12, as the real API refuses them), and images the API refuses
 in one request (`fake_anthropic_images`: over 8,000 px, over 100, over 20 with one over
 2,000 px); the parameters and
 headers are checked in `fake_anthropic_params`. Where the real API is lenient we are
@@ -174,16 +175,25 @@ def _check_tools(tools: Any) -> list[str]:
     return breakpoints
 
 
+PROPERTY_KEY = re.compile(r"[a-zA-Z0-9_.-]{1,64}")  # the API's `^...$`, read whole
+
+
 def _check_input_schema(schema: dict[str, Any], where: str) -> None:
-    """The real API's two refusals of a tool's schema, in its words: a combinator at the
-    top level, and a schema that is no valid JSON Schema draft 2020-12 (checked against
-    the meta-schema; one too deep to check is refused too, stricter than the API may be)."""
+    """The real API's refusals of a tool's schema, in its words: a combinator at the
+    top level, a top-level property name outside its grammar, and a schema that is no
+    valid JSON Schema draft 2020-12 (checked against the meta-schema; one too deep to
+    check is refused too, stricter than the API may be)."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
     if any(key in schema for key in ("oneOf", "allOf", "anyOf")):
         raise _reject(
             f"{where}: input_schema does not support oneOf, allOf, or anyOf at the top level"
+        )
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and any(not PROPERTY_KEY.fullmatch(key) for key in properties):
+        raise _reject(
+            f"{where}.properties: Property keys should match pattern '^{PROPERTY_KEY.pattern}$'"
         )
     try:
         Draft202012Validator.check_schema(schema, format_checker=None)

@@ -236,6 +236,28 @@ def test_malformed_fields_are_rejected(server, change, expected):
     assert expected in rejected(server, variant(change))
 
 
+PROPERTY_KEYS_REFUSED = (
+    "tools.1.custom.input_schema.properties: Property keys should match pattern "
+    "'^[a-zA-Z0-9_.-]{1,64}$'"
+)
+
+
+@pytest.mark.parametrize(
+    "key", ["filter[id]", "$top", "Account Number", "", "k" * 65, "naïve", "a\n"]
+)
+def test_a_top_level_property_name_outside_the_apis_grammar_refuses_the_request(server, key):
+    """As the real API: the whole request, naming the tool's place (here the second)."""
+    odd = {**TOOL, "name": "odd", "input_schema": {"type": "object", "properties": {key: {}}}}
+    assert rejected(server, variant(lambda b: b["tools"].append(odd))) == PROPERTY_KEYS_REFUSED
+
+
+def test_property_names_nested_deeper_and_64_safe_characters_pass(server):
+    nested = {"type": "object", "properties": {"$inner": {"type": "string"}}}
+    schema = {"type": "object", "properties": {"q": nested, "a.B-c_9" + "k" * 57: {}}}
+    odd = {**TOOL, "name": "odd", "input_schema": schema}
+    assert post(server, variant(lambda b: b["tools"].append(odd)))[0] == 200
+
+
 def test_more_than_four_cache_breakpoints_are_rejected(server):
     mark = {"type": "ephemeral"}
 

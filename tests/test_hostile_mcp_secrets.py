@@ -448,3 +448,42 @@ def test_credentials_after_a_single_dash_flag_or_in_a_flags_name_value_pair_are_
     run.assert_nothing_leaks(
         [GO_TOKEN, GO_APIKEY, DOCKER_EQUALS, TOKEN, KEY], skip=[run.home / "config.toml"]
     )
+
+
+GHP_BARE = "ghp_FAKEbare0123456789abcdefABCDEFghij"
+SK_BARE = "sk-live-FAKEbareStripe4eC39HqLyjWDarjtT1"
+XOXB_BARE = "xoxb-FAKE-1234567890-AbCdEfGhIjKlMnOpQrSt"
+AN_ID = "123e4567-e89b-12d3-a456-426614174000"
+ORDINARY = f"serve @scope/pkg@1.2.3 /srv/data https://example.com/api 8080 {AN_ID} claude-3-5-sonnet-20241022"
+
+
+def test_a_key_given_bare_in_args_is_hidden_in_mcp_the_start_notice_and_tool_results(
+    tmp_path, monkeypatch
+):
+    """T3, session 30: `["-y", "some-mcp", "ghp_..."]` or `["--", "sk-live-...", "serve"]`
+    (a key given positionally, no flag naming it) was shown wherever the server's command
+    line came back: a failed server's start-up warning and /mcp (its stderr), a tool's
+    result. Such a word is now that server's secret; the ordinary arguments beside it (a
+    package, a path, a URL, a port, a UUID, a model's name) stay as they are."""
+    echoes = [str(LEAKY), "binary", "-y", "some-mcp", GHP_BARE, "--", SK_BARE, *ORDINARY.split()]
+    dies = [str(LEAKY), "die_with_args", "--port", "8080", XOXB_BARE]
+    config = "".join(
+        f"[mcp_servers.{name}]\n"
+        f'command = "{sys.executable}"\n'
+        f"args = {json.dumps(args)}\n"
+        "startup_timeout = 40\n\n"
+        for name, args in (("echoes", echoes), ("dies", dies))
+    )
+    scripts = [call("toolu_1", "mcp__echoes__arguments"), say("seen")]
+    run = run_repl(tmp_path, config, "what went wrong\n/mcp\n", scripts, monkeypatch=monkeypatch)
+    assert run.code == 0 and "seen" in run.shown, run.shown[-2_000:]
+    (arguments,) = (result_text(r) for r in tool_results(run.bodies[-1]))
+    said = f"could not connect with -y some-mcp [REDACTED] -- [REDACTED] {ORDINARY}"
+    assert said in arguments
+    shown = " ".join(run.shown.split())
+    notice, mcp = shown.split("> /mcp", 1) if "> /mcp" in shown else (shown, "")
+    for where in (notice, mcp):
+        assert "cannot start with --port 8080 [REDACTED]: the token was refused" in where, shown
+    run.assert_nothing_leaks(
+        [GHP_BARE, SK_BARE, XOXB_BARE, TOKEN, KEY], skip=[run.home / "config.toml"]
+    )

@@ -6,13 +6,21 @@ the real API refuses (a top-level anyOf, a schema that is no valid draft 2020-12
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
 from e2e_support import build_env, run_piped
-from fake_anthropic import HttpError, Reply, start_fake_server, text_block, tool_use_block
+from fake_anthropic import (
+    HttpError,
+    Reply,
+    start_fake_server,
+    text_block,
+    tool_result_texts,
+    tool_use_block,
+)
 from tools_support import make_toolbox
 
 from agent_cli.mcp_servers.hub import McpHub
@@ -20,6 +28,7 @@ from agent_cli.mcp_servers.settings import McpServerSettings
 
 API_KEY = "sk-ant-tool-schemas-FAKE-3"
 HOSTILE = Path(__file__).parent / "mcp_fixtures" / "hostile_server.py"
+LONG_KEY = "k" * 70  # as `hostile_server.LONG_KEY`
 
 
 def hostile(mode: str) -> McpServerSettings:
@@ -187,3 +196,75 @@ def test_a_relisting_that_brings_a_schema_holding_infinity_leaves_that_tool_out(
     assert "mcp__chg__gone" in sent[0] and "mcp__chg__gone" not in sent[1]  # relisted
     assert not any("mcp__chg__fresh" in names for names in sent)
     assert first.stdout.strip() == "grown" and later.stdout.strip() == "next turn"
+
+
+def test_a_tool_with_property_names_the_api_refuses_is_offered_renamed_and_called_as_listed(
+    tmp_path,
+) -> None:
+    """One tool with `filter[id]` or `$top` among its properties made the API refuse every
+    request of the session (the fake refuses it as the API does). Now its refused names are
+    offered renamed, the model's call reaches the server under the server's own names (an
+    argument under a name not renamed goes as sent), and /mcp says what was renamed; a
+    tool whose `dependentRequired` names a refused key too is left out, saying why."""
+    sent = {
+        "filter_id__2": "7",
+        "filter_id_": "plain",
+        "_top": 5,
+        "Account_Number": "A-1",
+        "unnamed": "blank",
+        "k" * 64: "long",
+        "na_ve": True,
+        "nested": {"$inner": "deep"},
+        "extra": 1,
+    }
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_s", "mcp__h__search", sent)], "tool_use"),
+            Reply([text_block("Searched.")]),
+        )
+        home = Path(os.environ["AGENT_CLI_HOME"])
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            f'[mcp_servers.h]\ncommand = "{sys.executable}"\nargs = ["{HOSTILE}", "odd_keys"]\n'
+            "startup_timeout = 60\n",
+            encoding="utf-8",
+        )
+        env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+        done = run_piped(["--yes"], cwd=tmp_path, env=env, stdin_text="search, please\n/mcp\n")
+        rejections = [r.rejection for r in server.requests if r.rejection is not None]
+        bodies = [request.body for request in server.requests]
+    assert rejections == [] and done.returncode == 0, (rejections, done.stderr)
+    offered = {tool["name"]: tool for tool in bodies[0]["tools"]}
+    assert "mcp__h__tangled" not in offered
+    schema = offered["mcp__h__search"]["input_schema"]
+    assert list(schema["properties"]) == [
+        "filter_id__2",
+        "filter_id_",
+        "_top",
+        "Account_Number",
+        "unnamed",
+        "k" * 64,
+        "na_ve",
+        "nested",
+    ]
+    assert schema["required"] == ["filter_id__2", "_top"]
+    (answer,) = tool_result_texts(bodies[-1])
+    got = json.loads(answer.split("\ngot ", 1)[1])
+    assert got == {
+        "filter[id]": "7",
+        "filter_id_": "plain",
+        "$top": 5,
+        "Account Number": "A-1",
+        "": "blank",
+        LONG_KEY: "long",
+        "naïve": True,
+        "nested": {"$inner": "deep"},
+        "extra": 1,
+    }
+    shown = " ".join(done.stdout.split())
+    assert "\n    search: property names the Messages API refuses renamed:" in done.stdout
+    assert (
+        "search: property names the Messages API refuses renamed: 'filter[id]' as "
+        "filter_id__2, '$top' as _top, 'Account Number' as Account_Number, '' as unnamed, "
+    ) in shown
+    assert "not offered: 'tangled': its input schema has property names the Messages API" in shown

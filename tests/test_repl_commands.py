@@ -545,6 +545,17 @@ def test_an_unknown_command_is_one_line_pointing_at_help():
     assert repl.console.export_text().strip() == "unknown command /nope: /help lists the commands"
 
 
+@pytest.mark.parametrize("typed", ["/cost", "/usage", "/tokens", "/COST"])
+def test_another_agents_name_for_the_usage_command_suggests_stats(typed):
+    """Claude Code's `/cost` (and `/usage`, `/tokens`) got "unknown command" with no hint;
+    /stats is where tokens and dollars are shown."""
+    repl = make_repl()
+    repl.handle_line(typed)
+    shown = repl.console.export_text().strip()
+    said = f"unknown command {typed.lower()}: did you mean /stats? /help lists the commands"
+    assert shown == said
+
+
 def test_a_session_error_from_a_command_is_one_line():
     repl = make_repl()
     repl.handle_line("/done P7")

@@ -130,3 +130,72 @@ def test_a_server_started_through_sh_c_shows_no_credential_of_its_line(tmp_path:
             text = path.read_bytes().decode("utf-8", "replace")
             assert recoverable_secrets(text, secrets) == set(), path
     assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+
+
+GHP = "ghp_PositionalToken0123456789abcdefABCD"
+SK_LIVE = "sk-live-abcdefghijklmnopqrstuvwx"  # a prefix and a random run, no digit
+XOXB = "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+HEX_KEY = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3"
+AWS_ID = "AKIAIOSFODNN7EXAMPLE"
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "keys"),
+    [
+        ("npx", ("-y", "some-mcp", GHP), {GHP}),
+        ("srv", ("--", SK_LIVE, "serve"), {SK_LIVE}),
+        ("srv", (XOXB, HEX_KEY, AWS_ID), {XOXB, AWS_ID}),
+        ("sh", ("-c", f"exec srv --stdio {GHP}"), {GHP}),
+        ("npx", ("-y", GHP), {GHP}),
+        ("srv", ("--profile", "default", "-y", GHP), {GHP}),
+    ],
+)
+def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
+    """T3, session 30: a key given positionally, no flag naming it, was shown. A word with
+    a service's key prefix is one, after a flag too; a random-looking word without one
+    (a commit SHA) is not: see the ordinary arguments below."""
+    assert secrets_of(command, *args) == keys
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "some-mcp",
+        "@modelcontextprotocol/server-github",
+        "@scope/pkg@1.2.3",
+        "/srv/data/projects-2024",
+        "./config/settings.production.json",
+        "https://example.com/api/v2",
+        "8080",
+        "20241022",
+        "123e4567-e89b-12d3-a456-426614174000",
+        "claude-3-5-sonnet-20241022",
+        "mcp-server-postgres-v2024",
+        "production_db_replica2",
+        "sk-learn-toolkit",
+        "supercalifragilisticexpialidocious",
+        "--read-only",
+        # ids a review found taken for keys by a shape rule, hidden in every result after
+        HEX_KEY,  # a commit SHA (SHA-1 of "test")
+        HEX_KEY.upper(),
+        "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms",  # a Google Sheet's id
+        "aBcDeFgH1234IjKlMnOp56",  # a Figma file's key
+        "team_a1B2c3D4e5F6g7H8i9J0",  # a Vercel team
+        "acct_1032D82eZvKYlo2C",  # a Stripe account id
+        "price_1MoBy5LkdIwHu7ixZhnattbh",
+        "507f1f77bcf86cd799439011",  # a MongoDB ObjectId
+        "023e105f4ecef8ad9ca31a8372d0c353",  # a Cloudflare account id
+        "01ARZ3NDEKTSV4RRFFQ69G5FAV",  # a ULID
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOv",  # a KSUID
+        "i-0abcd1234ef567890",  # an EC2 instance
+        "web-7d4b9c8f6d-x2k9p",  # a pod
+        "WIN-SRV2019-DC01",
+        "AdventureWorksDW2019",
+        "DeepSeek-Coder-V2-Lite-Instruct",
+        "TinyLlama-1_1B-Chat-v1_0",
+        "backup-20240101T120000Z",
+        "Zq7Rk2mXv9LpW4tYc8Nb",
+    ],
+)
+def test_an_ordinary_argument_is_no_secret(word):
+    assert secrets_of("npx", "some-mcp", word, "serve") == set()

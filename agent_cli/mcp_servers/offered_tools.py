@@ -8,6 +8,10 @@ each tool that cannot be offered, with the reason: a name outside the tool-name 
 or too long once prefixed, a name listed twice, an input schema the Messages API would
 refuse (`schema_rules`: not a JSON object schema, a top-level anyOf/oneOf/allOf, nested
 too deep, holding NaN or Infinity, too big, not valid JSON Schema draft 2020-12). A
+top-level property name the Messages API refuses (`filter[id]`, `$top`) is renamed to a
+safe one (`property_names`): the `OfferedTool` keeps the pairs, `/mcp` shows them, and
+`server_arguments` maps a call's arguments back; a schema that cannot be renamed so is
+skipped with its reason. A
 description is kept up to `MAX_DESCRIPTION_CHARS` (a 100 KB description would ride in
 every request), cut at a word and marked.
 
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.mcp_servers.failures import one_line
+from agent_cli.mcp_servers.property_names import rename_properties, server_arguments
 from agent_cli.mcp_servers.schema_rules import describe_invalid_schema, describe_schema_problem
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
@@ -48,15 +53,22 @@ class ListedTool:
 
 @dataclass(frozen=True)
 class OfferedTool:
-    """A tool offered to the model: its definition, and the server's own name for it."""
+    """A tool offered to the model: its definition, the server's own name for it, and
+    the top-level property names renamed for the Messages API (server's, offered)."""
 
     definition: Mapping[str, Any]
     server: str
     tool: str
+    renamed: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
         return str(self.definition["name"])
+
+    def server_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The model's `arguments` under the server's own property names (a name this
+        tool did not rename goes through as sent: `property_names.server_arguments`)."""
+        return server_arguments(arguments, self.renamed)
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,8 @@ def offer_tools(
         problem = _problem(server, tool, seen, secrets)
         if isinstance(tool.name, str):  # a listing screened out may name it with anything
             seen.add(tool.name)
+        renaming = rename_properties(tool.input_schema)  # the top level alone: cheap
+        problem = problem or renaming.problem or None
         if problem is not None:
             shown = secrets.redact(tool.name if isinstance(tool.name, str) else repr(tool.name))
             skipped.append(Skipped(server, shown, problem))
@@ -100,9 +114,9 @@ def offer_tools(
         definition = {
             "name": name,
             "description": _short_description(secrets.redact(description), server),
-            "input_schema": _redacted_values(tool.input_schema, secrets),
+            "input_schema": _redacted_values(renaming.schema, secrets),
         }
-        offered[name] = OfferedTool(definition, server, tool.name)
+        offered[name] = OfferedTool(definition, server, tool.name, renaming.renamed)
     return [offered[name] for name in sorted(offered)], skipped
 
 

@@ -89,6 +89,9 @@ BARE_COMMAND_LINES = {
     "quit": ("/quit", ""),
 }
 ALIASES = {"/exit": "/quit", "/?": "/help"}
+# Names other agents give a command agent-cli has under another name (Claude Code's
+# `/cost`): typed here, they are suggested the command that does that, not run by it.
+OTHER_AGENTS_NAMES = {"/cost": "/stats", "/usage": "/stats", "/tokens": "/stats"}
 
 
 @dataclass(frozen=True)
@@ -158,11 +161,14 @@ def run_command(context: CommandContext, name: str, args: str) -> None:
 
 
 def suggest_command(name: str) -> str | None:
-    """The known command nearest to a mistyped `name` (`/stat` -> `/stats`), if any."""
+    """The known command nearest to a mistyped `name` (`/stat` -> `/stats`), or the one
+    that does what another agent's command of that name does (`/cost` -> `/stats`), if any."""
     import difflib
 
     known = [*COMMANDS, *ALIASES]
     typed = name if name.startswith("/") else "/" + name
+    if typed in OTHER_AGENTS_NAMES:
+        return OTHER_AGENTS_NAMES[typed]
     prefixed = [candidate for candidate in COMMANDS if candidate.startswith(typed)]
     if len(prefixed) == 1:
         return prefixed[0]

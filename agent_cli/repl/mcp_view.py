@@ -30,7 +30,8 @@ STATUS_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabl
 
 def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
     """One block per server (state, whether its launcher exited while it answers on,
-    tools, schema tokens per request), then what was not offered and why, and how its tools were listed again (`describe_relisting`); with a failed server, how to start it again."""
+    tools, schema tokens per request), the property names renamed for the Messages API
+    (`describe_renamed`), then what was not offered and why, and how its tools were listed again (`describe_relisting`); with a failed server, how to start it again."""
     if not servers:
         return Text(NO_SERVERS)
     lines: list[Text] = [Text("MCP servers", style="bold")]
@@ -40,6 +41,7 @@ def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
             lines.append(Text("    " + LAUNCHER_EXITED, style="dim"))
         if server.tools:
             lines.append(Text("    " + clip_line(", ".join(server.tools), 400), style="dim"))
+        lines.extend(describe_renamed(server.renamed))
         for tool, why in server.skipped:
             lines.append(Text(f"    not offered: {clip_line(tool, 60)!r}: {why}", style="yellow"))
         if server.left_out:
@@ -55,6 +57,18 @@ def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
     if any(server.status == "failed" for server in servers):  # reasons give no advice
         lines.append(Text(RESTART_HINT, style="dim"))
     return Group(*lines)
+
+
+def describe_renamed(renamed: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> list[Text]:
+    """One line per tool whose property names the Messages API refuses were renamed: the
+    server's names (quoted, so a blank or odd one shows) and what the model calls them;
+    calls reach the server under its own."""
+    lines = []
+    for tool, pairs in renamed:
+        said = ", ".join(f"{clip_line(own, 40)!r} as {offered}" for own, offered in pairs)
+        line = f"{clip_line(tool, 60)}: property names the Messages API refuses renamed: {said}"
+        lines.append(Text("    " + clip_line(line, 400), style="dim"))
+    return lines
 
 
 def describe_left_out(count: int) -> str:

@@ -74,6 +74,9 @@ class McpServerView:
     listing_cut: str = ""  # why its listing was cut short (a pagination loop), if it was
     relisting: Relisting = Relisting()  # how its notices that its tools changed were followed
     launcher_exited: bool = False  # the process started for it exited; it answers on
+    # (tool, ((server's name, offered name), ...)) for each tool whose top-level property
+    # names the Messages API refuses were renamed (`property_names`), sorted by tool
+    renamed: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
 class McpPart:
@@ -191,6 +194,7 @@ class McpPart:
                 state.listing_cut,
                 state.relisting,
                 state.launcher_exited,
+                tuple(sorted((tool.tool, tool.renamed) for tool in state.tools if tool.renamed)),
             )
             for state in self._states()
         )

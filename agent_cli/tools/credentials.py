@@ -68,7 +68,10 @@ asked here of variables, keys, flags and header names.
   `--api-key=X`, `--password X`, Go's `-token X`, `-apikey X`, `-token=X`), of a
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
-  whose header carries a credential: `named_header_credentials`. An argument a shell
+  whose header carries a credential: `named_header_credentials`; and an argument that is
+  a key on its own by a service's prefix (`npx -y some-mcp ghp_...`, `-- sk-live-...
+  serve`: `token_shape.has_prefixed_key`; an id without one, a commit SHA or a sheet's
+  id, is none). An argument a shell
   runs as a command line (`sh -c "exec srv --api-key X"`, `cmd /c`, `powershell
   -Command`: `tools.shell_command_lines`) is read as the shell reads it: the words of
   each of its commands by this same rule, a `NAME=value` before the program as an
@@ -100,7 +103,7 @@ from agent_cli.tools.path_values import is_path_value
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.setting_values import is_setting_value
 from agent_cli.tools.shell_command_lines import command_lines, command_words
-from agent_cli.tools.token_shape import looks_like_token
+from agent_cli.tools.token_shape import has_prefixed_key, looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
 # Values a credential-named variable holds when it is a setting, not a secret.
@@ -265,6 +268,8 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             and not holds_no_secret(argument.lstrip("-"), following)
         ):
             yield from header_credentials(following)
+        elif has_prefixed_key(argument):  # `npx -y some-mcp ghp_...`: a key on its own
+            yield argument
     for line in lines.values():
         for words in command_words(line):
             yield from _arguments_credentials(words, depth + 1)

@@ -10,6 +10,15 @@ is none. `is_user_part_token(word)`: `is_token_word`, or a word of those charact
 least `MIN_TOKEN_CHARS` long with a digit and both cases (a GitLab `glpat-` token with
 one digit, a random base62 key), or one starting with a token prefix of a forge: where a
 URL's user part is no name a person or a service was given, it is a key.
+`has_prefixed_key(word)`: a word given on its own where a name or a setting could stand
+(an MCP server's `args`: `["-y", "some-mcp", "ghp_..."]`) that is a key by its prefix:
+letters, digits, `-` and `_` only, not a flag, not a UUID, not made of plain pieces alone
+(`sk-learn-toolkit`, `npm_package_config_port`: words of letters, numbers, pieces of at
+most 5), starting with a prefix services give their keys (`KEY_PREFIXES`: `sk-`,
+`xoxb-`, `ghp_`, ...) and at least `MIN_TOKEN_CHARS` long. A random-looking word without
+such a prefix is no key here: in arguments it is far more often an id (a commit SHA, a
+sheet's or a model's id, a pod's name), and taking it for a secret would hide it in every
+result of the session.
 """
 
 from __future__ import annotations
@@ -47,3 +56,48 @@ def is_user_part_token(word: str) -> bool:
     if len(word) < MIN_TOKEN_CHARS or not _WORD_OF_A_KEY.fullmatch(word):
         return False
     return word.startswith(TOKEN_PREFIXES) or bool(_MIXED_CASE_TOKEN.fullmatch(word))
+
+
+# Prefixes services give their keys (the forges' above; OpenAI's and Stripe's `sk-`/`sk_`,
+# Stripe's restricted `rk_`, Slack's, npm's, PyPI's, Hugging Face's, AWS's and Google's
+# key ids, Shopify's, DigitalOcean's).
+KEY_PREFIXES = (
+    *TOKEN_PREFIXES,
+    "sk-",
+    "sk_",
+    "rk_",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxe-",
+    "xoxr-",
+    "xoxs-",
+    "xapp-",
+    "npm_",
+    "pypi-",
+    "hf_",
+    "AKIA",
+    "AIza",
+    "shpat_",
+    "dop_v1_",
+)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# A piece of a name between `-` and `_`: a word in one case or capitalized, a number, or
+# a piece too short to be a key's random part (`v2`, `q1`, `py311`).
+_PLAIN_PIECE = re.compile(r"[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,12}|[0-9]+|[A-Za-z0-9]{1,5}")
+
+
+def has_prefixed_key(word: str) -> bool:
+    """A key given on its own by a service's prefix (module contract)."""
+    return _may_be_key(word) and _has_key_prefix(word)
+
+
+def _may_be_key(word: str) -> bool:
+    """Not a flag, a UUID, or a name of plain pieces; only a key's characters."""
+    if word.startswith("-") or not _WORD_OF_A_KEY.fullmatch(word) or _UUID.fullmatch(word):
+        return False
+    return not all(_PLAIN_PIECE.fullmatch(piece) for piece in re.split(r"[-_]", word))
+
+
+def _has_key_prefix(word: str) -> bool:
+    return word.startswith(KEY_PREFIXES) and len(word) >= MIN_TOKEN_CHARS

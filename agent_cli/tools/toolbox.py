@@ -292,7 +292,9 @@ class Toolbox:
 
     def attach_mcp(self, servers: McpTools) -> None:
         """Offer the tools of the ready MCP `servers` after the built-in ones, and run
-        them like the others: asked about first, redacted, bounded, spilled when big."""
+        them like the others: asked about first, redacted, bounded, spilled when big. A
+        call's arguments reach the server (and the user's question) under the server's
+        own property names, where a tool's were renamed for the Messages API."""
         self._mcp = servers
 
     @property
@@ -367,6 +369,8 @@ class Toolbox:
         if spec is None and self._mcp is not None and isinstance(name, str):
             offered = {tool.name: tool for tool in self._mcp.offered_tools()}.get(name)
             if offered is not None:
+                if isinstance(tool_input, dict):
+                    tool_input = offered.server_arguments(tool_input)
                 return self._run_mcp(offered.server, offered.tool, name, tool_input)
         if spec is None:
             return self._error_outcome(  # the name is not repeated: `tools.echo`

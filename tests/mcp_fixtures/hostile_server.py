@@ -28,7 +28,12 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
   parser here reads;
 - `nonfinite_schemas`: as normal, plus `huge` (`"maximum": 1e400`, valid JSON that reads
   as Infinity) and `nan` (`"default": NaN`, as Python's json.dumps writes a NaN), numbers
-  strict JSON cannot carry.
+  strict JSON cannot carry;
+- `odd_keys`: as normal, plus `search`, whose top-level property names the Messages API
+  refuses (`filter[id]`, `$top`, `Account Number`, a blank one, one of `LONG_KEY`'s 70
+  characters, `naïve`; beside them the safe `filter_id_`, and `$inner` nested deeper, which
+  the API takes) and which answers with the arguments it got, as JSON; and `tangled`, whose
+  `dependentRequired` names `$top` too.
 
 Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
@@ -114,6 +119,26 @@ def nested(levels: int) -> dict:
     return schema
 
 
+LONG_KEY = "k" * 70
+ODD_KEYS = {
+    "type": "object",
+    "properties": {
+        "filter[id]": {"type": "string"},
+        "filter_id_": {"type": "string"},
+        "$top": {"type": "integer"},
+        "Account Number": {"type": "string"},
+        "": {"type": "string"},
+        LONG_KEY: {"type": "string"},
+        "naïve": {"type": "boolean"},
+        "nested": {"type": "object", "properties": {"$inner": {"type": "string"}}},
+    },
+    "required": ["filter[id]", "$top"],
+}
+TANGLED = {
+    "type": "object",
+    "properties": {"$top": {"type": "integer"}, "$skip": {"type": "integer"}},
+    "dependentRequired": {"$skip": ["$top"]},
+}
 BY_ID_OR_NAME = {
     "type": "object",
     "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
@@ -130,6 +155,10 @@ ODD_TOOLS = {
     ],
     "string_schema": [
         {"name": "stringly", "description": "a string schema", "inputSchema": {"type": "string"}}
+    ],
+    "odd_keys": [
+        {"name": "search", "description": "odd keys", "inputSchema": ODD_KEYS},
+        {"name": "tangled", "description": "odd keys named twice", "inputSchema": TANGLED},
     ],
     "deep_schema": [{"name": "deep", "description": "100 deep", "inputSchema": nested(100)}],
     "nonfinite_schemas": [
@@ -159,6 +188,9 @@ def call(ident: object, name: str, arguments: dict) -> None:
         sys.stderr.write(f"dying mid call: the backend refused {SECRET}\n")
         sys.stderr.flush()
         os._exit(3)
+    elif name == "search":
+        got = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+        result(ident, {"content": [{"type": "text", "text": f"got {got}"}]})
     elif name == "bogus_image":
         data = base64.b64encode(b"not a png at all").decode()
         result(ident, {"content": [{"type": "image", "mimeType": "image/png", "data": data}]})

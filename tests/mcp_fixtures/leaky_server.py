@@ -12,6 +12,8 @@ tries every way an MCP server has to hand it on.
   an enum value, a default) and even name hold the secret;
 - `die` writes the secret to stderr and exits before the handshake: once plainly, and
   once where the last lines' cut at 200 characters falls inside it;
+- `die_with_args` writes the arguments it was started with after the mode to stderr, as a
+  server that cannot use them says, and exits before the handshake;
 - `refuse` answers the handshake with a JSON-RPC error whose message holds it.
 """
 
@@ -45,6 +47,10 @@ def png_with_text(text: bytes) -> bytes:
 if MODE == "die":
     print(f"fatal: the token {SECRET} was refused", file=sys.stderr)
     print("." * 190 + SECRET + " (401)", file=sys.stderr)
+    sys.exit(1)
+
+if MODE == "die_with_args":
+    print(f"cannot start with {' '.join(sys.argv[2:])}: the token was refused", file=sys.stderr)
     sys.exit(1)
 
 if MODE == "refuse":
