@@ -5,7 +5,10 @@ It said "could not reach the API; check the network or ANTHROPIC_BASE_URL" and "
 did not answer in time; try again": a user whose ANTHROPIC_BASE_URL names a port nothing
 listens on was not shown where the requests went (a 404 or 405 names it since fix30h).
 Now both name the base URL, without what could be a credential in it (user part, query,
-a key-shaped path segment: `endpoint_answers.shown_url`), and say what to check.
+a path segment that is a key by a service's prefix: `endpoint_answers.shown_url`; a known
+secret of the session by the session's redaction), and say what to check. A review found
+the first rule hiding any token-shaped segment: dated model names, UUIDs, account ids,
+project names showed as `[REDACTED]`; those show now.
 
 The real SDK over real sockets on 127.0.0.1: a port nothing listens on (bound, then
 closed) and a server that accepts and never answers, with a short timeout.
@@ -31,7 +34,19 @@ from agent_cli.secret_forms import REDACTED_MARK
 API_KEY = "sk-ant-unreached-FAKE-7"
 PASSWORD = "hunter2-gateway-pass"
 QUERY_KEY = "qk-5b7c9d1e3f5a7b9c1d3e"
-PATH_KEY = "gwk_9Fq2Lm7Xv4Rt8Kp3Zs6Wn1Yb5Hc0Jd"
+PATH_KEY = "sk-ant-api03-9Fq2Lm7Xv4Rt8Kp3Zs6Wn1Yb5Hc0Jd"  # a key by its prefix
+GATEWAY_TOKEN = "gwk9Fq2Lm7Xv4Rt8Kp3Zs6Wn1Yb5Hc0Jd"  # no prefix: a secret by .env only
+# Ids a base URL's path holds (a gateway's, a deployment's, a tenant's): no keys.
+PATH_IDS = (
+    "claude-3-5-sonnet-20241022",
+    "claude-sonnet-4-5-20250929",
+    "team_2024_q3_llm_gateway",
+    "project-7f3a9c2e",
+    "550e8400-e29b-41d4-a716-446655440000",
+    "0123456789abcdef0123456789abcdef",
+    "proj_01HZX8K2M4N6P8R0T2V4W6Y8Z0",
+    "anthropic-proxy-prod-eu-west-1",
+)
 
 
 def closed_port() -> int:
@@ -69,8 +84,9 @@ def server_that_never_answers() -> Iterator[int]:
         thread.join(5)
 
 
-def failed_words(tmp_path: Path, base_url: str, *, one_shot: bool = False) -> str:
-    """What the user reads when a turn's request to `base_url` fails (2 attempts)."""
+def failed_words(tmp_path: Path, base_url: str, *, one_shot: bool = False, dotenv: str = "") -> str:
+    """What the user reads when a turn's request to `base_url` fails (2 attempts), in a
+    workspace whose `.env` holds `dotenv`."""
     provider = AnthropicProvider(
         API_KEY,
         "claude-test",
@@ -80,7 +96,8 @@ def failed_words(tmp_path: Path, base_url: str, *, one_shot: bool = False) -> st
         attempt_timeout=lambda: 0.5,
         jitter=lambda: 0.0,
     )
-    session = make_session(workspace_with(tmp_path), provider)
+    files = {".env": dotenv} if dotenv else None
+    session = make_session(workspace_with(tmp_path, files), provider)
     try:
         [failed] = notices(drain(session.run_turn("hello")), "provider_failed")
         return notice_text(failed, one_shot=one_shot, session_id=session.session_id)
@@ -126,3 +143,23 @@ def test_shown_url_keeps_the_address_and_leaves_out_what_could_be_a_credential()
     assert shown_url(f"https://proxy.example.com/k/{PATH_KEY}/v1/messages") == (
         f"https://proxy.example.com/k/{REDACTED_MARK}/v1/messages"
     )
+    assert shown_url(f"https://proxy.example.com/p;key={PATH_KEY}/v1") == (
+        f"https://proxy.example.com/{REDACTED_MARK}/v1"
+    )
+
+
+@pytest.mark.parametrize("segment", PATH_IDS)
+def test_shown_url_shows_an_id_in_the_path(segment: str) -> None:
+    url = f"https://gw.example.com/{segment}/v1/messages"
+    assert shown_url(url) == url
+
+
+def test_an_id_in_the_base_url_path_is_named_and_a_dotenv_secret_is_not(
+    tmp_path: Path,
+) -> None:
+    port = closed_port()
+    base = f"http://127.0.0.1:{port}/deployments/{PATH_IDS[0]}/{GATEWAY_TOKEN}"
+    said = failed_words(tmp_path, base, dotenv=f"GATEWAY_TOKEN={GATEWAY_TOKEN}\n")
+    shown = f"http://127.0.0.1:{port}/deployments/{PATH_IDS[0]}/{REDACTED_MARK}"
+    assert f"the connection to {shown} failed" in said, said
+    assert GATEWAY_TOKEN not in said

@@ -2,7 +2,10 @@
 
 Contract (pure string work, no SDK and no I/O): `shown_url(url)` is the URL a request
 went to without what could be a credential (user name, password, query, fragment, a
-path segment with a key's shape);
+path segment that is a key by a service's prefix, `sk-ant-...`, `ghp_...`); a path segment
+that is a known secret of the session is left to the session's redaction, which every
+shown URL passes through (`session/shown_errors`), and an id (a model's, a deployment's,
+a tenant's UUID, an account's hex) is shown as it is;
 `media_type(content_type)` the bare media type of a `content-type` header, lower case and
 short; `is_event_stream(content_type)` says whether a header names the event stream a
 streamed answer should be (a missing header, or the same one sent twice, is not held
@@ -20,7 +23,7 @@ import re
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from agent_cli.secret_forms import REDACTED_MARK
-from agent_cli.tools.url_credentials import url_path_tokens
+from agent_cli.tools.token_shape import has_prefixed_key
 
 MAX_WORDS_CHARS = 80
 MAX_READ_CHARS = 20_000  # of a body, read for its words: a page's start says what it is
@@ -38,8 +41,9 @@ _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
 def shown_url(url: str) -> str:
     """`url` as scheme, host, port and path only: a password or a token in the user
     part or the query of ANTHROPIC_BASE_URL never reaches an error line, and a path
-    segment with a key's shape (a gateway that takes its key in the path) is shown as
-    `REDACTED_MARK` (`url_credentials.url_path_tokens`, the rule tools redact by)."""
+    segment that is a key by its prefix (a gateway that takes its key in the path) is
+    shown as `REDACTED_MARK`. A segment that only looks random (a dated model name, a
+    UUID, a 32-hex account id) is an id far more often than a key: it is shown."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -49,15 +53,18 @@ def shown_url(url: str) -> str:
     if ":" in host:  # an IPv6 address keeps its brackets
         host = f"[{host}]"
     netloc = f"{host}:{port}" if port is not None else host
-    return urlunsplit((parts.scheme, netloc, _path_without_keys(url, parts.path), "", ""))
+    return urlunsplit((parts.scheme, netloc, _path_without_keys(parts.path), "", ""))
 
 
-def _path_without_keys(url: str, path: str) -> str:
-    keys = set(url_path_tokens(url))
-    if not keys:
-        return path
-    segments = path.split("/")
-    return "/".join(REDACTED_MARK if unquote(part) in keys else part for part in segments)
+def _path_without_keys(path: str) -> str:
+    """`path` with each segment that is a key by its prefix (`has_prefixed_key`) hidden."""
+    return "/".join(_shown_segment(part) for part in path.split("/"))
+
+
+def _shown_segment(segment: str) -> str:
+    """A segment as shown: hidden when it, or one of its `;`/`=` pieces, is a key."""
+    pieces = re.split(r"[;=,]", unquote(segment))
+    return REDACTED_MARK if any(has_prefixed_key(piece) for piece in pieces) else segment
 
 
 def media_type(content_type: str | None) -> str:
