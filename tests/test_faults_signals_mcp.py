@@ -17,10 +17,12 @@ strict fake must accept with the stopped call's result in it.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from agent_cli.errors import TerminationRequested
 from agent_cli.mcp_servers.offered_tools import OfferedTool
 from agent_cli.mcp_servers.states import CallOutcome, CallTerminated
 from agent_cli.session.call_outcome import STOPPED, read_call_outcome
+from agent_cli.termination import HANDLED_SIGNALS, install_termination_handlers
 from agent_cli.tools.output import ToolTerminated
 
 API_KEY = "sk-ant-signals-mcp-FAKE-7"
@@ -168,3 +171,75 @@ def test_a_signal_once_the_server_answered_keeps_its_answer_as_the_result(tmp_pa
         toolbox.run("mcp__ops__deploy", {"target": "prod"})
     kept = stopped.value.outcome
     assert kept is not None and not kept.is_error and "deployed to prod" in kept.content
+
+
+class _Answers:
+    """An MCP part whose one call is answered; `answered` says it was."""
+
+    version = 1
+
+    def __init__(self) -> None:
+        self.answered = False
+        self.checks_after = 0  # dotenv checks begun once the call was answered
+
+    def offered_tools(self) -> list[OfferedTool]:
+        return [OfferedTool({"name": "mcp__ops__deploy"}, "ops", "deploy")]
+
+    def not_offered(self, name: str) -> None:
+        return None
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        self.answered = True
+        return CallOutcome(({"type": "text", "text": "deployed to prod"},))
+
+
+def _signalled_after_the_answer(
+    tmp_path: Path, signal_it: Callable[[], None]
+) -> tuple[ToolTerminated, int]:
+    """What `toolbox.run` raises when `signal_it` runs in the dotenv check that follows
+    the server's answer (the review's `signal_after_answer.py`), and how many dotenv
+    checks began after the answer."""
+    toolbox = make_toolbox(tmp_path)
+    servers = _Answers()
+    toolbox.attach_mcp(servers)
+    check = toolbox.check_dotenv
+
+    def check_then_signal() -> None:
+        if servers.checks_after or servers.answered:
+            servers.checks_after += 1
+        if servers.answered:
+            servers.answered = False
+            signal_it()
+        check()
+
+    toolbox.check_dotenv = check_then_signal  # type: ignore[method-assign]
+    with pytest.raises(ToolTerminated) as stopped:
+        toolbox.run("mcp__ops__deploy", {"target": "prod"})
+    return stopped.value, servers.checks_after
+
+
+def test_a_real_sigterm_while_the_answer_is_made_the_result_keeps_it(tmp_path: Path) -> None:
+    saved = {number: signal.getsignal(number) for number in HANDLED_SIGNALS}
+    install_termination_handlers()
+    try:
+        stopped, checks = _signalled_after_the_answer(
+            tmp_path, lambda: os.kill(os.getpid(), signal.SIGTERM)
+        )
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    assert stopped.signal_number == signal.SIGTERM  # agent-cli still ends by it
+    kept = stopped.outcome
+    assert kept is not None and not kept.is_error and "deployed to prod" in kept.content
+    assert checks == 1  # the signal was held: the check went on, the result was made once
+
+
+def test_a_signal_raised_just_after_the_answer_keeps_it(tmp_path: Path) -> None:
+    def raise_it() -> None:
+        raise TerminationRequested(signal.SIGHUP)
+
+    stopped, _ = _signalled_after_the_answer(tmp_path, raise_it)
+    assert stopped.signal_number == signal.SIGHUP
+    kept = stopped.outcome
+    assert kept is not None and "deployed to prod" in kept.content
+    assert "Stopped: agent-cli was ended" not in kept.content

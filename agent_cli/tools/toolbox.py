@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_cli.errors import TerminationRequested, ToolError, ToolNotStarted, WorkspaceGone
 from agent_cli.frozen import FrozenList
 from agent_cli.secret_forms import SecretForms
+from agent_cli.termination import termination_held
 from agent_cli.tools.artifact_tool import prepare_read_artifact
 from agent_cli.tools.context import (
     OutputWatcher,
@@ -498,19 +499,39 @@ class Toolbox:
         if not allowed:
             return self._refusal_outcome(name)
         self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
+        answer: CallOutcome | None = None
         try:
-            outcome = self._mcp.call(server, tool, tool_input)
+            answer = self._mcp.call(server, tool, tool_input)
+            return self._answer_kept(name, server, tool, answer)[1]
         except CallInterrupted as answered:  # Ctrl-C once it was answered: keep the answer
+            raise ToolInterrupted(
+                *self._answer_kept(name, server, tool, answered.outcome)
+            ) from None
+        except ToolTerminated:  # a signal while the answer was made the result: it is kept
+            raise
+        except TerminationRequested as stop:  # a signal before, at or just after the answer
+            if isinstance(stop, CallTerminated):
+                answer = stop.outcome
+            if answer is None:  # no answer: say so, then agent-cli ends
+                raise self._mcp_terminated(stop.signal_number, server, tool) from None
+            kept = self._answer_kept(name, server, tool, answer)
+            raise ToolTerminated(stop.signal_number, *kept) from None
+
+    def _answer_kept(
+        self, name: str, server: str, tool: str, answer: CallOutcome
+    ) -> tuple[ToolResult, ToolOutcome]:
+        """The server's answer made the call's result (the dotenv check first: a server may
+        write one in the workspace), with a termination signal held meanwhile: one that
+        came is raised after, as a `ToolTerminated` carrying that result, so an answer that
+        had come is never lost to a signal (SIGTERM between the answer and its result)."""
+        with termination_held() as release:
             self.check_dotenv()
-            raise ToolInterrupted(*self._mcp_result(name, server, tool, answered.outcome)) from None
-        except CallTerminated as answered:  # a signal once it was answered: the same
-            self.check_dotenv()
-            kept = self._mcp_result(name, server, tool, answered.outcome)
-            raise ToolTerminated(answered.signal_number, *kept) from None
-        except TerminationRequested as stop:  # no answer: say so, then agent-cli ends
-            raise self._mcp_terminated(stop.signal_number, server, tool) from None
-        self.check_dotenv()  # a server may write one in the workspace
-        return self._mcp_result(name, server, tool, outcome)[1]
+            kept = self._mcp_result(name, server, tool, answer)
+            try:
+                release()
+            except TerminationRequested as stop:
+                raise ToolTerminated(stop.signal_number, *kept) from None
+        return kept
 
     def _mcp_terminated(self, signal_number: int, server: str, tool: str) -> ToolTerminated:
         """The call a signal stopped before its server answered, as a `ToolTerminated`
