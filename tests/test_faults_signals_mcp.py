@@ -11,7 +11,10 @@ was one (`CallTerminated`), and the recap reads it back as stopped.
 
 Real processes: `agent-cli -p --yes` on the real SDK against the strict fake API, the
 real demo MCP server's `hang` tool; then `agent-cli --resume <id> -p`, whose request the
-strict fake must accept with the stopped call's result in it.
+strict fake must accept with the stopped call's result in it. The hub alone, with the real
+demo server and a real SIGTERM to this process: the waiting call, and one being handed
+over, are cancelled; an answer that had come is kept (`CallTerminated`). The toolbox: a
+signal just after the answer (its dotenv check) keeps it (a review found it dropped).
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +38,9 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from tools_support import make_toolbox
 
 from agent_cli.errors import TerminationRequested
+from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.offered_tools import OfferedTool
+from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import CallOutcome, CallTerminated
 from agent_cli.session.call_outcome import STOPPED, read_call_outcome
 from agent_cli.termination import HANDLED_SIGNALS, install_termination_handlers
@@ -243,3 +251,105 @@ def test_a_signal_raised_just_after_the_answer_keeps_it(tmp_path: Path) -> None:
     kept = stopped.outcome
     assert kept is not None and "deployed to prod" in kept.content
     assert "Stopped: agent-cli was ended" not in kept.content
+
+
+# --- the hub: a signal while a real server's call waits, is handed over, was answered ---
+
+
+@pytest.fixture
+def termination_handlers() -> Iterator[None]:
+    """agent-cli's handlers of SIGTERM, SIGHUP and SIGQUIT, as `main` installs them."""
+    saved = {number: signal.getsignal(number) for number in HANDLED_SIGNALS}
+    install_termination_handlers()
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+
+
+@contextmanager
+def demo_hub(tmp_path: Path) -> Iterator[tuple[McpHub, Path]]:
+    """The real demo server over stdio, started; and the file its `hang` tool writes."""
+    started = tmp_path / "hang-started"
+    settings = McpServerSettings(
+        "demo",
+        command=sys.executable,
+        args=(str(DEMO),),
+        env={"DEMO_HANG_STARTED_FILE": str(started)},
+        timeout=600,
+        startup_timeout=60,
+    )
+    hub = McpHub([settings], tmp_path)
+    hub.start()
+    try:
+        assert hub.wait_for_start(90) == []
+        assert [state.status for state in hub.states()] == ["ready"]
+        yield hub, started
+    finally:
+        hub.close()
+
+
+def kept_futures(hub: McpHub) -> list[Future[Any]]:
+    """The futures of the hub's calls handed to its loop, from now on, in order."""
+    futures: list[Future[Any]] = []
+    submit = hub._submit
+
+    def submit_and_keep(coroutine: Any) -> Future[Any]:
+        futures.append(submit(coroutine))
+        return futures[-1]
+
+    hub._submit = submit_and_keep  # type: ignore[method-assign]
+    return futures
+
+
+def sigterm_to_self() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(1000):  # give the interpreter many chances to run the handler
+        pass
+
+
+@pytest.mark.usefixtures("termination_handlers")
+def test_a_sigterm_while_the_call_waits_cancels_it(tmp_path: Path) -> None:
+    with demo_hub(tmp_path) as (hub, started):
+        futures = kept_futures(hub)
+
+        def signal_once_running() -> None:
+            deadline = time.monotonic() + 90
+            while not started.is_file() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            sigterm_to_self()
+
+        threading.Thread(target=signal_once_running, daemon=True).start()
+        with pytest.raises(TerminationRequested) as stopped:
+            hub.call("demo", "hang", {})
+        assert started.is_file()  # it was the waiting call the signal met
+        assert not isinstance(stopped.value, CallTerminated)  # no answer had come
+        assert futures[0].cancelled()  # not left running to its timeout
+
+
+@pytest.mark.usefixtures("termination_handlers")
+def test_a_sigterm_as_the_call_is_handed_over_cancels_it(tmp_path: Path) -> None:
+    with demo_hub(tmp_path) as (hub, _):
+        futures = kept_futures(hub)
+        submit = hub._submit
+
+        def submit_then_signal(coroutine: Any) -> Future[Any]:
+            future = submit(coroutine)
+            sigterm_to_self()  # lands before `call` holds the future
+            return future
+
+        hub._submit = submit_then_signal  # type: ignore[method-assign]
+        with pytest.raises(TerminationRequested):
+            hub.call("demo", "hang", {})
+        assert futures[0].cancelled()
+
+
+@pytest.mark.usefixtures("termination_handlers")
+def test_a_sigterm_once_the_server_answered_keeps_the_answer(tmp_path: Path) -> None:
+    with demo_hub(tmp_path) as (hub, _):
+        hub._catch_up = lambda follower, heard: sigterm_to_self()  # type: ignore[method-assign]
+        with pytest.raises(CallTerminated) as stopped:
+            hub.call("demo", "echo", {"text": "deployed"})
+    assert stopped.value.signal_number == signal.SIGTERM
+    assert stopped.value.outcome.items[0]["text"] == "echo: deployed"
