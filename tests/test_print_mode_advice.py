@@ -12,13 +12,19 @@ command line. A real `agent-cli -p` under a real RLIMIT_FSIZE for the first.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
+from e2e_support import build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from test_faults_file_size_limit import run_agent
 
 from agent_cli.errors import MessageViewLimitExceeded
-from agent_cli.events import Notice
+from agent_cli.events import CompactionSkipped, Notice
+from agent_cli.repl.compact_lines import format_skipped
 from agent_cli.repl.error_text import describe_startup_error, notice_text
+
+API_KEY = "sk-ant-print-advice-FAKE-3"
 
 REPL_ONLY = re.compile(r"\bUp\b|/compact|/new\b|/facts|/forget|/context|/mcp\b|send 'continue'")
 
@@ -77,3 +83,32 @@ def test_a_request_blocked_in_print_mode_says_what_to_change_on_the_command_line
     assert "--hard-limit" in said, said
     named_where = said.replace("/forget facts in agent-cli without -p", "")  # says where
     assert not REPL_ONLY.search(named_where), said
+
+
+def test_a_paused_compaction_in_print_mode_says_what_to_run_not_which_command_to_type(
+    tmp_path: Path,
+) -> None:
+    """Real `agent-cli -p` on the real SDK and the strict fake: a command's long output
+    leaves the view over the soft threshold after compacting (the review's `blocked_p.py`)."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    with start_fake_server(api_key=API_KEY) as server:
+        run_seq = tool_use_block("toolu_seq", "bash", {"command": "seq 1 6000"})
+        server.enqueue(Reply([run_seq], "tool_use"))
+        server.enqueue(Reply([text_block("Counted.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+        limits = ["--hard-limit", "5000", "--soft-threshold", "2500"]
+        done = run_piped(["--yes", *limits, "-p", "count " + "word " * 10], cwd=workspace, env=env)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 0, said
+    held = said[said.index("[compact] still over the soft threshold after compacting") :]
+    assert "run agent-cli -p without --continue or --resume for a new session" in held, said
+    assert not REPL_ONLY.search(held), said
+
+
+def test_the_repl_keeps_its_commands_in_a_paused_compaction() -> None:
+    paused = CompactionSkipped(
+        "loop_guard", 95_000, held="over_soft", retry_at=99_000, soft_threshold=80_000
+    )
+    assert "/compact" in format_skipped(paused) and "/new" in format_skipped(paused)
+    assert not REPL_ONLY.search(format_skipped(paused, one_shot=True))

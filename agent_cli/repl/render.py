@@ -210,7 +210,8 @@ class EventRenderer:
         explained = event.reason == "loop_guard" and event.held in self._pauses_explained
         if event.reason == "loop_guard" and event.held:
             self._pauses_explained.add(event.held)
-        self._print_own(build_compact_text(format_skipped(event, explained=explained)))
+        line = format_skipped(event, explained=explained, one_shot=self._one_shot)
+        self._print_own(build_compact_text(line))
 
     def _render_restart(self, event: StreamRestarted) -> None:
         void_text_shown = self._answer.restart()
