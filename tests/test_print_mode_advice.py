@@ -22,9 +22,14 @@ from test_faults_file_size_limit import run_agent
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import CompactionSkipped, Notice
 from agent_cli.repl.compact_lines import format_skipped
-from agent_cli.repl.error_text import describe_startup_error, notice_text
+from agent_cli.repl.error_text import (
+    describe_print_turn_error,
+    describe_startup_error,
+    notice_text,
+)
 
 API_KEY = "sk-ant-print-advice-FAKE-3"
+SESSION_ID = "20261207-120000-abc123"
 
 REPL_ONLY = re.compile(r"\bUp\b|/compact|/new\b|/facts|/forget|/context|/mcp\b|send 'continue'")
 
@@ -78,11 +83,40 @@ def blocked(**figures: int) -> MessageViewLimitExceeded:
 def test_a_request_blocked_in_print_mode_says_what_to_change_on_the_command_line(
     error: MessageViewLimitExceeded,
 ) -> None:
-    said = describe_startup_error(error)  # what `-p` prints for an error its turn raised
-    assert said is not None and said.startswith("request blocked: the view is 8,000 tokens")
-    assert "--hard-limit" in said, said
+    said = describe_print_turn_error(error, SESSION_ID)  # what `-p` prints for its turn's
+    assert said.startswith("request blocked: the view is 8,000 tokens")
+    assert_goes_on_from_the_session(said, "6,000")
+    assert said == describe_startup_error(error).replace("<session id>", SESSION_ID)
+
+
+def assert_goes_on_from_the_session(said: str, hard_limit: str) -> None:
+    """The blocked run's advice: continue this session with a higher --hard-limit; no
+    REPL command, no "run the command again" (it would block again), no new session
+    offered as "without --continue/--resume" (a run that had neither is one)."""
+    assert "agent-cli --continue -p" in said and f"--resume {SESSION_ID}" in said, said
+    assert f"--hard-limit above {hard_limit}" in said, said
+    assert "again" not in said and "without --continue" not in said, said
     named_where = said.replace("/forget facts in agent-cli without -p", "")  # says where
     assert not REPL_ONLY.search(named_where), said
+
+
+def test_a_request_blocked_in_a_real_print_run_says_to_continue_with_a_higher_limit(
+    tmp_path: Path,
+) -> None:
+    """Real `agent-cli -p` (real SDK, strict fake): a prompt that leaves the view over a
+    hard limit of 2,100 once every layer ran; exit 3, nothing sent."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    with start_fake_server(api_key=API_KEY) as server:
+        env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+        limits = ["--hard-limit", "2100", "--soft-threshold", "2000"]
+        done = run_piped([*limits, "-p", "count " + "word " * 300], cwd=workspace, env=env)
+        assert server.requests == []  # nothing was sent
+    (transcript,) = (home / "transcripts").glob("*.jsonl")
+    said = " ".join(done.stderr.split()).replace(transcript.stem, SESSION_ID)
+    assert done.returncode == 3, said
+    assert "[compact] blocked: view is" in said and "hard limit 2,100" in said, said
+    assert_goes_on_from_the_session(said, "2,100")
 
 
 def test_a_paused_compaction_in_print_mode_says_what_to_run_not_which_command_to_type(

@@ -221,34 +221,65 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     )
 
 
-def _blocked_one_shot(exc: e.MessageViewLimitExceeded) -> str:
-    """`_blocked` for `-p`, which has no command to run between prompts: what to change on
-    the command line (a higher --hard-limit, a new session), and where the durable block
-    is shrunk (agent-cli without -p)."""
-    if exc.sized_content_over:
-        advice = (
-            "An image or a document in the conversation was billed above its estimate. Run "
-            "the command again with a higher --hard-limit, or without --continue/--resume "
-            "for a new session"
-        )
-    elif exc.reserved_tokens >= exc.hard_limit:
-        durable = (
-            f" (the durable block {exc.durable_tokens:,} of them)" if exc.durable_tokens else ""
-        )
-        advice = (
-            f"What every request carries besides the conversation is {exc.reserved_tokens:,} "
-            f"tokens{durable}. Run the command again with a higher --hard-limit, turn off MCP "
-            "servers, or /forget facts in agent-cli without -p"
-        )
-    else:
-        advice = (
-            "Run the command again with a higher --hard-limit, or without --continue/--resume "
-            "for a new session"
-        )
+def _blocked_one_shot(exc: e.MessageViewLimitExceeded, session_id: str | None = None) -> str:
+    """`_blocked` for `-p`, which has no command to run between prompts (`session_id`: the
+    session the turn ran in, named for `--resume`)."""
+    advice = blocked_one_shot_advice(
+        hard_limit=exc.hard_limit,
+        reserved_tokens=exc.reserved_tokens,
+        durable_tokens=exc.durable_tokens,
+        largest_message_tokens=exc.largest_message_tokens,
+        sized_content_over=exc.sized_content_over,
+        session_id=session_id,
+    )
     return (
         f"request blocked: the view is {exc.tokens_after:,} tokens, over the hard limit "
         f"{exc.hard_limit:,}; nothing was sent. {advice}"
     )
+
+
+def blocked_one_shot_advice(
+    *,
+    hard_limit: int,
+    reserved_tokens: int,
+    durable_tokens: int,
+    largest_message_tokens: int,
+    sized_content_over: bool,
+    session_id: str | None,
+) -> str:
+    """What a `-p` run blocked over the hard limit does next: every layer already ran, so
+    the session goes on in a run with a higher --hard-limit (`--continue`, or `--resume`
+    with its id); what the request carries is shrunk outside `-p`. A new session is not
+    offered: a run without --continue/--resume would not carry this conversation, and a
+    run that had neither is already one."""
+    resume = f"--resume {_c(session_id, 80)}" if session_id else "--resume <session id>"
+    go_on = (
+        f"To go on from this session, run agent-cli --continue -p … (or {resume}) with "
+        f"--hard-limit above {hard_limit:,}"
+    )
+    if sized_content_over:
+        return f"An image or a document in the conversation was billed above its estimate. {go_on}."
+    if reserved_tokens >= hard_limit:
+        durable = f" (the durable block {durable_tokens:,} of them)" if durable_tokens else ""
+        return (
+            f"What every request carries besides the conversation is {reserved_tokens:,} "
+            f"tokens{durable}. {go_on}; or turn off MCP servers in config.toml, or /forget "
+            "facts in agent-cli without -p"
+        )
+    if largest_message_tokens >= hard_limit:
+        return (
+            f"One message alone is {largest_message_tokens:,} tokens, so compacting cannot "
+            f"help. {go_on}, or save large content to a file and ask the agent to read it."
+        )
+    return f"{go_on}."
+
+
+def describe_print_turn_error(exc: BaseException, session_id: str | None) -> str:
+    """What `-p` says of an error its turn raised: as at start-up (`describe_startup_error`),
+    a blocked request with the session to go on from."""
+    if isinstance(exc, e.MessageViewLimitExceeded):
+        return _blocked_one_shot(exc, session_id)
+    return describe_startup_error(exc) or describe_error(exc)
 
 
 def describe_durable_block_too_large(exc: e.DurableBlockTooLarge) -> str:
