@@ -108,11 +108,13 @@ UNASKED_TEXT = (
 )
 # The result of an MCP call a termination signal stopped before its server answered
 # (`session.call_outcome` reads it back as stopped). No command ran, so it says what may
-# have happened on the server's side instead of a process group.
+# have happened on the server's side instead of a process group; true whether the signal
+# came before the call was handed over or while it ran, and for a stdio server (stopped
+# with agent-cli) as for an HTTP one (which goes on running elsewhere).
 MCP_TERMINATED_TEXT = (
-    "Stopped: agent-cli was ended by {signal} while the MCP server {server} ran its tool "
-    "{tool}; no answer had come back, and the server was stopped with agent-cli. The call "
-    "may have done part or all of its work: check before calling it again."
+    "Stopped: agent-cli was ended by {signal} during the call of the tool {tool} of the "
+    "MCP server {server}, before any answer came back. The server may have received the "
+    "call and may have done part or all of its work: check before calling it again."
 )
 LIVE_CHECK_SECONDS = 0.5  # between dotenv checks while a command's output streams
 
