@@ -351,11 +351,13 @@ class SessionNotFound(StoreError):
 
 
 class ArtifactWriteFailed(StoreError):
-    """An artifact could not be written whole; no pointer to it exists."""
+    """An artifact could not be written whole; no pointer to it exists. `session_id`: the
+    session it was for, when known (a file-size limit is said with how to go on with it)."""
 
-    def __init__(self, name: str, errno_name: str) -> None:
+    def __init__(self, name: str, errno_name: str, session_id: str | None = None) -> None:
         self.name = name
         self.errno_name = errno_name
+        self.session_id = session_id
         super().__init__(f"artifact {name}: write failed ({errno_name})")
 
 

@@ -64,7 +64,10 @@ FAULTS = {
         lambda: StreamError(after_events=5), 3, BACKOFF, "overloaded"
     ),
     "connection dropped mid-stream": ProviderFault(
-        lambda: DropConnection(after_events=5), 3, BACKOFF, "could not reach the API"
+        lambda: DropConnection(after_events=5),
+        3,
+        BACKOFF,
+        "failed or dropped; check ANTHROPIC_BASE",
     ),
     "read timeout": ProviderFault(
         lambda: Stall(seconds=5, after_events=4), 3, BACKOFF, "did not answer in time"

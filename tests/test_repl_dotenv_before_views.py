@@ -1,5 +1,5 @@
-"""`/context`, `/last`, `/summary` and `/expand` check the dotenv files before they show
-(session 29's left item).
+"""`/context`, `/last`, `/summary`, `/expand`, `/sources` and the recap of a resumed session
+check the dotenv files before they show (session 29's and session 30's left items).
 
 They show what the next request carries, what the last call returned, the summary every
 request carries and a record's text, and send nothing, so no request's check ran before
@@ -21,6 +21,7 @@ from repl_fakes import FakeBackend, FakeSession, make_console
 from agent_cli.events import Notice, ToolFinished, ToolStarted
 from agent_cli.repl.loop import Repl
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.session.catalog import Call, Exchange
 from agent_cli.sources import SourceResolution
 
 TOKEN = "ghp_UsErEdIt8Wv2Xy4Za6Bc8De0Fg2Hi4Jk6Lm8"
@@ -50,6 +51,7 @@ VIEWS = {  # each view of what the model got or will get, and a line of what it 
     "/summary": "Goal: port the parser.",
     f"/expand {POINTER}": "the parser is in src/",
     "/last": "plain words",
+    "/sources": POINTER,
 }
 
 
@@ -59,7 +61,10 @@ def test_a_view_of_what_the_model_gets_checks_the_dotenv_files_and_says_so_befor
 ) -> None:
     found = SourceResolution(POINTER, "available", "ok", "ab" * 32, "the parser is in src/", False)
     session = FakeSession(
-        learn_script=[LEARNED], summary_text="Goal: port the parser.", expansions={POINTER: found}
+        learn_script=[LEARNED],
+        summary_text="Goal: port the parser.",
+        expansions={POINTER: found},
+        resolutions=(found,),
     )
     repl = make_repl(session)
     run_cat(repl, "Exit code: 0\nplain words\n")
@@ -96,3 +101,66 @@ def run_cat(repl: Repl, output: str) -> None:
     started = ToolStarted("t1", "bash", {"command": "cat notes.txt"})
     repl.render_events(iter([started, finished]))
     shown(repl)
+
+
+class RecappedSession(FakeSession):
+    """A session with one earlier exchange, which notes when its recap is read: the fake
+    redacts nothing, so the order of the calls is what shows the check came first."""
+
+    def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
+        self.calls.append(("recent_exchanges",))
+        return super().recent_exchanges(limit)
+
+
+class EndedReader:
+    """Input that has ended at once: `run` prints the banner and the recap, then closes."""
+
+    shows_gauge = False
+    can_ask = False
+
+    def read_line(self, gauge_source: object = None) -> str:
+        raise EOFError
+
+
+def recapped_session(session_id: str) -> RecappedSession:
+    earlier = Exchange("show notes", "notes.txt holds a temporary token.", (Call("bash", "ran"),))
+    return RecappedSession(session_id=session_id, learn_script=[LEARNED], exchanges=[earlier])
+
+
+def assert_checked_and_said_before_the_recap(session: RecappedSession, printed: str) -> None:
+    assert session.calls.count(("learn_dotenv_changes",)) == 1, session.calls
+    order = session.calls.index(("learn_dotenv_changes",))
+    assert order < session.calls.index(("recent_exchanges",)), session.calls
+    assert SAID in printed and "where you left off" in printed, printed
+    assert printed.index(SAID) < printed.index("where you left off") < printed.index("show notes")
+
+
+def test_the_recap_of_a_session_resumed_by_slash_resume_comes_after_the_dotenv_check() -> None:
+    current, other = FakeSession(session_id="s-now"), recapped_session("s-earlier")
+    backend = FakeBackend(known={"s-now": current, "s-earlier": other}).factory(None, None)
+    repl = Repl(
+        session=current,
+        backend=backend,
+        reader=None,  # type: ignore[arg-type]
+        console=make_console(width=120),
+        live=False,
+        offline_fallback=True,
+    )
+    repl.handle_line("/resume s-earlier")
+    assert repl.session is other
+    assert_checked_and_said_before_the_recap(other, shown(repl))
+
+
+def test_the_recap_at_start_up_with_resume_comes_after_the_dotenv_check() -> None:
+    session = recapped_session("s-earlier")
+    repl = Repl(
+        session=session,
+        backend=FakeBackend(known={"s-earlier": session}).factory(None, None),
+        reader=EndedReader(),  # type: ignore[arg-type]
+        console=make_console(width=120),
+        live=False,
+        offline_fallback=True,
+        resumed=True,
+    )
+    assert repl.run() == 0
+    assert_checked_and_said_before_the_recap(session, shown(repl))

@@ -34,11 +34,14 @@ Contract:
   `timeout`, its connection broke, it wrote a broken message); a call that times out or
   whose server dies also marks the server failed and stops it; an error answer (any code,
   -32602 invalid params included) leaves it ready.
-  Only KeyboardInterrupt propagates (the call is cancelled first, also when it came as the
-  call was handed to the hub's loop: it held the old call running to its timeout, which
-  then stopped the server under the next call). A Ctrl-C that comes once the server has
+  Only KeyboardInterrupt and TerminationRequested propagate (the call is cancelled
+  first, also when it came as the call was handed to the hub's loop: it held the old
+  call running to its timeout, which then stopped the server under the next call). A Ctrl-C that comes once the server has
   answered (while its new tool list is awaited, below) loses nothing: it is raised as a
-  `CallInterrupted` carrying that answer.
+  `CallInterrupted` carrying that answer. A termination signal (SIGTERM, SIGHUP, SIGQUIT)
+  is met the same way, also as the call is handed over: the call cancelled and
+  `TerminationRequested` raised on, or, once the server answered, `CallTerminated`
+  carrying the answer.
 - A stdio server that writes a broken JSON-RPC message to its stdout (`stray_lines`: a
   line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
   `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
@@ -92,6 +95,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from agent_cli.errors import TerminationRequested
 from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS, ExitProbe
 from agent_cli.mcp_servers.failures import (
     describe_broken_message,
@@ -119,6 +123,7 @@ from agent_cli.mcp_servers.states import (
     STARTING,
     CallInterrupted,
     CallOutcome,
+    CallTerminated,
     ServerState,
     describe_not_offered,
 )
@@ -132,7 +137,7 @@ from agent_cli.mcp_servers.tool_list_changes import (
 )
 from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
-from agent_cli.termination import interrupt_held
+from agent_cli.termination import interrupt_held, termination_held
 
 STOP_SECONDS = 3.5  # the transport asks a server's group to end, then kills it 2 s later
 CLOSE_SECONDS = STOP_SECONDS + 1.5
@@ -296,9 +301,11 @@ class McpHub:
         heard = follower.heard if follower is not None else 0
         future: concurrent.futures.Future[CallOutcome] | None = None
         try:
-            with interrupt_held() as release:  # a Ctrl-C as it is handed over cancels it too
+            # A Ctrl-C or a termination signal as it is handed over cancels it too.
+            with interrupt_held() as let_interrupt, termination_held() as let_termination:
                 future = self._submit(self._call(server, tool, arguments, settings.timeout))
-                release()
+                let_termination()
+                let_interrupt()
                 outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
             self._catch_up(follower, heard)
         except concurrent.futures.TimeoutError:
@@ -310,6 +317,11 @@ class McpHub:
             if answered is None:
                 raise
             raise CallInterrupted(answered) from None
+        except TerminationRequested as stop:
+            answered = _answer_of(future)
+            if answered is None:
+                raise
+            raise CallTerminated(stop.signal_number, answered) from None
         return outcome
 
     def _catch_up(self, follower: ToolListFollower | None, heard: int) -> None:
@@ -780,9 +792,9 @@ def _ignore_loop_noise(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
 
 
 def _answer_of(future: concurrent.futures.Future[CallOutcome] | None) -> CallOutcome | None:
-    """The call's answer when Ctrl-C came once it was there (then it is kept); else None,
-    the call cancelled. A future that can no longer be cancelled is being given its
-    answer on the hub's loop that very moment."""
+    """The call's answer when Ctrl-C or a termination signal came once it was there
+    (then it is kept); else None, the call cancelled. A future that can no longer be
+    cancelled is being given its answer on the hub's loop that very moment."""
     if future is None or future.cancel():
         return None
     try:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agent_cli.errors import TerminationRequested
 from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped, split_offered_name
 from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS, Listing
 
@@ -78,10 +79,21 @@ class CallInterrupted(KeyboardInterrupt):
         super().__init__("the call was answered")
 
 
+class CallTerminated(TerminationRequested):
+    """A termination signal (SIGTERM, SIGHUP, SIGQUIT) came once the server had answered
+    the call: `outcome` is that answer, recorded as the call's result before the process
+    ends. A TerminationRequested, so agent-cli still ends; as `CallInterrupted` for Ctrl-C."""
+
+    def __init__(self, signal_number: int, outcome: CallOutcome) -> None:
+        self.outcome = outcome
+        super().__init__(signal_number)
+
+
 class McpTools(Protocol):
     """What the toolbox needs of the session's MCP servers: the offered tools, a number
     that changes when they do, why a name is not offered (`describe_not_offered`), and
-    one call (which may raise `CallInterrupted`, carrying its answer)."""
+    one call (which may raise `CallInterrupted` or `CallTerminated`, carrying its answer,
+    or `TerminationRequested` when a signal came before it)."""
 
     @property
     def version(self) -> int: ...

@@ -2,8 +2,8 @@
 
 Contract: `classify_failure` maps an error of one attempt to a `Failure` (a kind, the
 HTTP status, the retry-after the server asked for, a detail: the API's own message, and
-nothing else; the URL the request went to, without credentials; the content type that
-came back), or None for anything that is not a provider failure (a bug, to be raised as
+nothing else; the URL the request went to, without credentials, also of a timeout or a
+connection that failed; the content type that came back), or None for anything that is not a provider failure (a bug, to be raised as
 is). A 200 status is an `event: error` that arrived mid-stream. A `ForeignStreamFault` (a
 stream that broke, incomplete or malformed, whose content type named no event stream) keeps
 its fault's kind, so it is retried exactly as any broken stream, and carries the content
@@ -112,10 +112,20 @@ def classify_failure(err: BaseException) -> Failure | None:
     if isinstance(err, anthropic.APIStatusError):
         return _classify_status_error(err)
     if isinstance(err, anthropic.APITimeoutError | httpx2.TimeoutException):
-        return Failure("timeout")
+        return Failure("timeout", url=shown_url(_request_url(err)))
     if isinstance(err, anthropic.APIConnectionError | httpx2.TransportError):
-        return Failure("connection")
+        return Failure("connection", url=shown_url(_request_url(err)))
     return None
+
+
+def _request_url(err: BaseException) -> str:
+    """The URL the request that met `err` went to: a wrong ANTHROPIC_BASE_URL (a port
+    nothing listens on, a host that never answers) shows there. "" when the error holds
+    no request (the transport raises RuntimeError for `.request` of one made without)."""
+    try:
+        return str(getattr(err, "request").url)  # noqa: B009  it may raise, not only be absent
+    except (AttributeError, RuntimeError):
+        return ""
 
 
 def _classify_status_error(err: Any) -> Failure:

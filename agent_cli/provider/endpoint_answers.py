@@ -1,7 +1,11 @@
 """What an endpoint that is not the Messages API answered, in a form safe to show.
 
 Contract (pure string work, no SDK and no I/O): `shown_url(url)` is the URL a request
-went to without what could be a credential (user name, password, query, fragment);
+went to without what could be a credential (user name, password, query, fragment, a
+path segment that is a key by a service's prefix, `sk-ant-...`, `ghp_...`); a path segment
+that is a known secret of the session is left to the session's redaction, which every
+shown URL passes through (`session/shown_errors`), and an id (a model's, a deployment's,
+a tenant's UUID, an account's hex) is shown as it is;
 `media_type(content_type)` the bare media type of a `content-type` header, lower case and
 short; `is_event_stream(content_type)` says whether a header names the event stream a
 streamed answer should be (a missing header, or the same one sent twice, is not held
@@ -16,9 +20,10 @@ leave a piece of a secret that redaction would no longer know.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.token_shape import has_prefixed_key
 
 MAX_WORDS_CHARS = 80
 MAX_READ_CHARS = 20_000  # of a body, read for its words: a page's start says what it is
@@ -35,7 +40,10 @@ _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
 
 def shown_url(url: str) -> str:
     """`url` as scheme, host, port and path only: a password or a token in the user
-    part or the query of ANTHROPIC_BASE_URL never reaches an error line."""
+    part or the query of ANTHROPIC_BASE_URL never reaches an error line, and a path
+    segment that is a key by its prefix (a gateway that takes its key in the path) is
+    shown as `REDACTED_MARK`. A segment that only looks random (a dated model name, a
+    UUID, a 32-hex account id) is an id far more often than a key: it is shown."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -45,7 +53,18 @@ def shown_url(url: str) -> str:
     if ":" in host:  # an IPv6 address keeps its brackets
         host = f"[{host}]"
     netloc = f"{host}:{port}" if port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return urlunsplit((parts.scheme, netloc, _path_without_keys(parts.path), "", ""))
+
+
+def _path_without_keys(path: str) -> str:
+    """`path` with each segment that is a key by its prefix (`has_prefixed_key`) hidden."""
+    return "/".join(_shown_segment(part) for part in path.split("/"))
+
+
+def _shown_segment(segment: str) -> str:
+    """A segment as shown: hidden when it, or one of its `;`/`=` pieces, is a key."""
+    pieces = re.split(r"[;=,]", unquote(segment))
+    return REDACTED_MARK if any(has_prefixed_key(piece) for piece in pieces) else segment
 
 
 def media_type(content_type: str | None) -> str:

@@ -254,12 +254,18 @@ def describe_full_reserve(event: RequestBlocked) -> str:
     )
 
 
-def format_skipped(event: CompactionSkipped, *, explained: bool = False) -> str:
+def format_skipped(
+    event: CompactionSkipped, *, explained: bool = False, one_shot: bool = False
+) -> str:
     """The `[compact]` line of a skipped or paused compaction. `explained`: a pause for
     the same reason was already explained in full on this screen, so one short line
-    says what it waits for (a small soft threshold can pause after nearly every turn)."""
+    says what it waits for (a small soft threshold can pause after nearly every turn).
+    `one_shot` (`-p`): no command can be typed after the turn, so what makes room is said
+    in command-line words (`_MAKE_ROOM_ONE_SHOT`), not as /compact or /new."""
     if event.reason == "loop_guard":
-        return _format_held_again(event) if explained else _format_held(event)
+        if explained:
+            return _format_held_again(event)
+        return _format_held(event, one_shot=one_shot)
     if event.reason == "nothing_to_compact" and event.held == NOTHING_NEW_TO_SUMMARIZE:
         return (
             f"{COMPACT_TAG} nothing new to compact since the last compaction: view is "
@@ -284,6 +290,13 @@ _MAKE_ROOM_AFTER_SUMMARY = (
     "same recent messages beside the summary, so it frees little until more turns pass."
 )
 
+# `-p` runs one turn: no /compact or /new can follow it, and the next run decides whether
+# it goes on from this session (--continue, --resume) or starts one with room.
+_MAKE_ROOM_ONE_SHOT = (
+    "To make room: run agent-cli -p without --continue or --resume for a new session "
+    "(with --continue, the next run goes on from this one as it is)."
+)
+
 
 _HELD_AGAIN = {
     "over_soft": "still over the soft threshold ({tokens:,} of {soft:,} tokens)",
@@ -304,9 +317,9 @@ def _format_held_again(event: CompactionSkipped) -> str:
     )
 
 
-def _format_held(event: CompactionSkipped) -> str:
+def _format_held(event: CompactionSkipped, *, one_shot: bool = False) -> str:
     """Why compaction pauses, what it waits for, and what the user can do (the loop
-    guard), in the words that are true for this case."""
+    guard), in the words that are true for this case (and for `-p`, `one_shot`)."""
     if event.held == "over_soft":
         what = (
             f"still over the soft threshold after compacting ({event.tokens:,} of "
@@ -333,7 +346,12 @@ def _format_held(event: CompactionSkipped) -> str:
         f"Compaction waits until the context passes {event.retry_at:,} tokens "
         f"(at the hard limit, {event.hard_limit:,}, it always runs)."
     )
-    make_room = _MAKE_ROOM if event.summary_would_help else _MAKE_ROOM_AFTER_SUMMARY
+    if one_shot:
+        make_room = _MAKE_ROOM_ONE_SHOT
+    elif event.summary_would_help:
+        make_room = _MAKE_ROOM
+    else:
+        make_room = _MAKE_ROOM_AFTER_SUMMARY
     return f"{COMPACT_TAG} {what} {waits} {make_room}"
 
 

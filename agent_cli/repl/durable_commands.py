@@ -171,7 +171,11 @@ def _bring_earlier(context: CommandContext) -> None:
 
 
 def sources_command(context: CommandContext, args: str) -> None:
+    """`/sources`: every source pointer with its status. The dotenv files are checked
+    first, as before a request and as the other views of recorded text are, so what the
+    next request will hide is hidden and said here too."""
     require_no_args("/sources", args)
+    context.render_events(context.session.learn_dotenv_changes())
     resolutions = context.session.resolve_sources()
     found = {resolution.pointer: resolution for resolution in resolutions}
     shown = source_statuses(context.session.durable_state, found)  # `changed` as /facts says

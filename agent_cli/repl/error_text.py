@@ -109,6 +109,26 @@ def describe_folder_fix(reason: str) -> str:
     return (known[1] if known is not None else None) or _FOLDER_FIX
 
 
+def describe_limit_restart(go_on: str) -> str:
+    """What makes a write refused by a file-size limit (EFBIG) work, as a sentence after
+    one that names the limit. The limit holds for the process started under it: "then try
+    again" in the same run would only fail again, so it says to quit, raise it where
+    agent-cli is started, and `go_on` ("go on with `agent-cli --resume <id>`"). Short: a
+    notice or an error line shows 400 characters."""
+    return (
+        "This run keeps that limit: quit, raise it (ulimit -f) in the shell that starts "
+        f"agent-cli, and {go_on}."
+    )
+
+
+def go_on_with_session(session_id: str | None) -> str:
+    """How to go on with a session from the command line: by its id when known, else the
+    newest session of this folder."""
+    if session_id:
+        return f"go on with `agent-cli --resume {_c(session_id, 80)}`"
+    return "go on with `agent-cli --continue` (this folder's newest session)"
+
+
 def _failed_write(reason: str) -> str:
     """A refused write's reason for a parenthesis: its words and its code ("the disk is
     full, ENOSPC"), the code alone when it has no words of its own."""
@@ -199,6 +219,67 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
         f"request blocked: the view is {exc.tokens_after:,} tokens, over the hard limit "
         f"{exc.hard_limit:,}; nothing was sent. {advice}"
     )
+
+
+def _blocked_one_shot(exc: e.MessageViewLimitExceeded, session_id: str | None = None) -> str:
+    """`_blocked` for `-p`, which has no command to run between prompts (`session_id`: the
+    session the turn ran in, named for `--resume`)."""
+    advice = blocked_one_shot_advice(
+        hard_limit=exc.hard_limit,
+        reserved_tokens=exc.reserved_tokens,
+        durable_tokens=exc.durable_tokens,
+        largest_message_tokens=exc.largest_message_tokens,
+        sized_content_over=exc.sized_content_over,
+        session_id=session_id,
+    )
+    return (
+        f"request blocked: the view is {exc.tokens_after:,} tokens, over the hard limit "
+        f"{exc.hard_limit:,}; nothing was sent. {advice}"
+    )
+
+
+def blocked_one_shot_advice(
+    *,
+    hard_limit: int,
+    reserved_tokens: int,
+    durable_tokens: int,
+    largest_message_tokens: int,
+    sized_content_over: bool,
+    session_id: str | None,
+) -> str:
+    """What a `-p` run blocked over the hard limit does next: every layer already ran, so
+    the session goes on in a run with a higher --hard-limit (`--continue`, or `--resume`
+    with its id); what the request carries is shrunk outside `-p`. A new session is not
+    offered: a run without --continue/--resume would not carry this conversation, and a
+    run that had neither is already one."""
+    resume = f"--resume {_c(session_id, 80)}" if session_id else "--resume <session id>"
+    go_on = (
+        f"To go on from this session, run agent-cli --continue -p … (or {resume}) with "
+        f"--hard-limit above {hard_limit:,}"
+    )
+    if sized_content_over:
+        return f"An image or a document in the conversation was billed above its estimate. {go_on}."
+    if reserved_tokens >= hard_limit:
+        durable = f" (the durable block {durable_tokens:,} of them)" if durable_tokens else ""
+        return (
+            f"What every request carries besides the conversation is {reserved_tokens:,} "
+            f"tokens{durable}. {go_on}; or turn off MCP servers in config.toml, or /forget "
+            "facts in agent-cli without -p"
+        )
+    if largest_message_tokens >= hard_limit:
+        return (
+            f"One message alone is {largest_message_tokens:,} tokens, so compacting cannot "
+            f"help. {go_on}, or save large content to a file and ask the agent to read it."
+        )
+    return f"{go_on}."
+
+
+def describe_print_turn_error(exc: BaseException, session_id: str | None) -> str:
+    """What `-p` says of an error its turn raised: as at start-up (`describe_startup_error`),
+    a blocked request with the session to go on from."""
+    if isinstance(exc, e.MessageViewLimitExceeded):
+        return _blocked_one_shot(exc, session_id)
+    return describe_startup_error(exc) or describe_error(exc)
 
 
 def describe_durable_block_too_large(exc: e.DurableBlockTooLarge) -> str:
@@ -480,11 +561,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.SessionUnresumable: lambda exc: f"{_unresumable_fact(exc)}; {NEW_SESSION_HERE}",
     e.TranscriptWriteFailed: lambda exc: _transcript_failed(exc, "/resume {id}", "/new"),
     e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
-    e.MemoryWriteFailed: lambda exc: (
-        f"could not save the durable memory file {_c(exc.path, 300)} "
-        f"({describe_folder_problem(exc.errno_name)}), so no fact or pending item changed; "
-        f"{describe_folder_fix(exc.errno_name)}, then run the command again"
-    ),
+    e.MemoryWriteFailed: lambda exc: _memory_not_saved(exc),
     e.MemoryFileDamaged: lambda exc: (
         f"the durable memory file {_c(exc.path, 300)} is "
         f"{'a symbolic link' if exc.reason == 'symlink' else 'not a regular file'}; agent-cli "
@@ -566,15 +643,44 @@ def _bad_input(exc: e.InvalidStoreInput) -> str | None:
     )
 
 
+def _memory_not_saved(exc: e.MemoryWriteFailed) -> str:
+    """The memory file could not be saved (the previous one is untouched): why, and what
+    makes the command work: a file-size limit needs a new run (`describe_limit_restart`)."""
+    head = (
+        f"could not save the durable memory file {_c(exc.path, 300)} "
+        f"({describe_folder_problem(exc.errno_name)}), so no fact or pending item changed"
+    )
+    if exc.errno_name == "EFBIG":
+        go_on = "run the command again after `agent-cli --continue`"
+        return f"{head}. {describe_limit_restart(go_on)}"
+    return f"{head}; {describe_folder_fix(exc.errno_name)}, then run the command again"
+
+
 def _transcript_failed(exc: e.TranscriptWriteFailed, resume: str, start: str) -> str:
     """A session whose transcript could not be written: what to fix, then how to go on:
     `resume` (a template of `{id}`) the session, or `start` a new one when the new session
-    left no file to resume."""
+    left no file to resume. Under a file-size limit, neither works in this run: the words
+    say to start agent-cli again under a raised one (`describe_limit_restart`)."""
+    if exc.errno_name == "EFBIG":
+        return _transcript_failed_at_limit(exc)
     why = f"({_c(_failed_write(exc.errno_name))}); {describe_folder_fix(exc.errno_name)}"
     if not exc.session_kept:
         return f"could not start a new session, its transcript could not be written {why}, then {start}"
     go_on = resume.format(id=_c(exc.session_id))
     return f"could not write the transcript of session {_c(exc.session_id)} {why}, then {go_on}"
+
+
+def _transcript_failed_at_limit(exc: e.TranscriptWriteFailed) -> str:
+    why = f"({_c(_failed_write(exc.errno_name))})"
+    if not exc.session_kept:
+        return (
+            f"could not start a new session, its transcript could not be written {why}. "
+            + describe_limit_restart("run agent-cli again")
+        )
+    return (
+        f"could not write the transcript of session {_c(exc.session_id)} {why}. "
+        + describe_limit_restart(go_on_with_session(exc.session_id))
+    )
 
 
 _STARTUP_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
@@ -590,6 +696,7 @@ _STARTUP_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
         f"{describe_session_fact(exc)}; try again, or {NEW_SESSION_ON_START}"
     ),
     e.InvalidStoreInput: _bad_input,
+    e.MessageViewLimitExceeded: _blocked_one_shot,  # raised by a `-p` turn, never at start
 }
 
 
@@ -665,7 +772,7 @@ def describe_failed_request(error: BaseException | None) -> str:
         return describe_wrong_endpoint(error)
     if is_foreign_stream(error):
         return describe_foreign_stream(error)
-    advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
+    advice = _unreached_advice(error) or _PROVIDER_ADVICE.get(error.kind, "the request failed")
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
     detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
@@ -678,6 +785,28 @@ def describe_failed_request(error: BaseException | None) -> str:
     return (
         f"Model request failed{status}{tries}: {advice}{detail}. "
         f"The conversation is unchanged but for your message, which is kept: {go_on}."
+    )
+
+
+# The path the SDK adds to ANTHROPIC_BASE_URL for a Messages request.
+MESSAGES_PATH = "/v1/messages"
+
+
+def _unreached_advice(error: e.ProviderRequestFailed) -> str | None:
+    """For a connection that failed and a timeout: the base URL the request went to (its
+    credentials already left out, `endpoint_answers.shown_url`) and what to check, so a
+    wrong ANTHROPIC_BASE_URL (a port nothing listens on) is seen; None without a URL."""
+    if error.kind not in ("connection", "timeout") or not error.url:
+        return None
+    base = error.url.removesuffix(MESSAGES_PATH) or error.url
+    if error.kind == "connection":
+        return (  # refused, or dropped mid-answer: the transport's errors are alike
+            f"the connection to {_c(base, 120)} failed or dropped; check ANTHROPIC_BASE_URL "
+            "(where requests go) and the network"
+        )
+    return (
+        f"{_c(base, 120)} did not answer in time; if this goes on, check ANTHROPIC_BASE_URL "
+        "(where requests go) and the network"
     )
 
 
@@ -776,11 +905,7 @@ def _transcript_fix(error: e.TranscriptWriteFailed) -> str:
     "then try again" in the same run would only fail again."""
     if error.errno_name != "EFBIG":
         return f"{_capital(describe_folder_fix(error.errno_name))}, then try again."
-    return (
-        "This run keeps the limit it started with: quit, raise the file-size limit "
-        "(ulimit -f) in the shell that starts agent-cli, and go on with "
-        f"`agent-cli --resume {_c(error.session_id)}`."
-    )
+    return describe_limit_restart(go_on_with_session(error.session_id))
 
 
 def describe_failed_write(error: BaseException | None) -> str:
@@ -796,10 +921,13 @@ def describe_failed_write(error: BaseException | None) -> str:
             "Start a new session with /new; the old record is left as it is."
         )
     if isinstance(error, e.ArtifactWriteFailed):
+        fix = f"{_capital(describe_folder_fix(error.errno_name))}, then try again."
+        if error.errno_name == "EFBIG":
+            fix = describe_limit_restart(go_on_with_session(error.session_id))
         return (
             f"Could not store a large part of this turn in the state folder "
             f"({_c(_failed_write(error.errno_name))}); nothing was half-written or recorded. "
-            f"{_capital(describe_folder_fix(error.errno_name))}, then try again."
+            f"{fix}"
         )
     if isinstance(error, e.InvalidStoreInput):  # the value was refused, not the folder
         return (
@@ -814,6 +942,8 @@ def describe_answer_not_kept(error: BaseException | None) -> str:
     none of it was recorded and none of its calls ran."""
     if isinstance(error, e.ArtifactWriteFailed | e.TranscriptWriteFailed):
         reason = _c(_failed_write(error.errno_name))
+        if error.errno_name == "EFBIG":
+            return _answer_not_kept_at_limit(reason, error.session_id)
         fix = _capital(describe_folder_fix(error.errno_name))
         cause = f"storing it in the state folder failed ({reason}). {fix}"
     elif isinstance(error, e.InvalidStoreInput):
@@ -824,6 +954,14 @@ def describe_answer_not_kept(error: BaseException | None) -> str:
         f"The model's answer arrived (its tokens are billed) but could not be kept: {cause}, "
         "then send the request again. Nothing was half-written, the transcript is unchanged "
         "and none of its tool calls ran."
+    )
+
+
+def _answer_not_kept_at_limit(reason: str, session_id: str | None) -> str:
+    go_on = f"{go_on_with_session(session_id)}, then send the request again"
+    return (
+        f"The model's answer arrived (its tokens are billed) but could not be kept ({reason}); "
+        f"nothing was recorded and none of its tool calls ran. {describe_limit_restart(go_on)}"
     )
 
 
@@ -1308,15 +1446,16 @@ def _mcp_tools_changed(fields: Mapping[str, object]) -> str:
     )
 
 
-def _mcp_tools_withdrawn(fields: Mapping[str, object]) -> str:
+def _mcp_tools_withdrawn(fields: Mapping[str, object], *, one_shot: bool = False) -> str:
     """How many tools of a server are no longer offered because their names hold a secret
-    learned during the session (never the names)."""
+    learned during the session (never the names); `-p` (`one_shot`) has no `/mcp`."""
     count = int(str(fields.get("count", 0)))
     tools = "1 tool" if count == 1 else f"{count:,} tools"
-    return (
+    said = (
         f"MCP server {fields['server']}: {tools} no longer offered to the model, their names "
-        "holding a secret value learned during the session; /mcp lists them, redacted."
+        "holding a secret value learned during the session"
     )
+    return f"{said}." if one_shot else f"{said}; /mcp lists them, redacted."
 
 
 def _dotenv_learned(fields: Mapping[str, object]) -> str:
@@ -1377,13 +1516,6 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
     "unsendable_answer": _unsendable_answer,
-    "message_not_stored": lambda f: (
-        f"Your message ({f['characters']:,} characters) was not sent: a message this large "
-        f"is stored whole as an artifact first, and that write failed "
-        f"({_failed_write(str(f['reason']))}). Nothing was recorded or half-written. "
-        f"{_capital(describe_folder_fix(str(f['reason'])))}, then send it again "
-        "(Up brings it back)."
-    ),
     "message_stored": lambda f: (
         f"Your message ({f['characters']:,} characters) is large: it was stored whole as an "
         "artifact and the conversation carries its beginning, its end and its pointer."
@@ -1449,6 +1581,8 @@ def notice_text(notice: Notice, *, one_shot: bool = False, session_id: str | Non
         return _ONE_SHOT_NOTICES[notice.code](notice, session_id)
     if notice.code in _NOTICE_ERROR_WORDS:
         return _NOTICE_ERROR_WORDS[notice.code](notice.error)
+    if notice.code == "message_not_stored":
+        return describe_message_not_stored(notice.fields, notice.error)
     if notice.code in _FAILED_SUMMARIES:
         forced = notice.fields.get("forced") is True
         return describe_failed_summary(notice.code, notice.error, forced=forced, one_shot=one_shot)
@@ -1456,6 +1590,42 @@ def notice_text(notice: Notice, *, one_shot: bool = False, session_id: str | Non
         return _FIXED_NOTICES[notice.code]
     words = _NOTICE_FIELDS_WORDS.get(notice.code)
     return words(notice.fields) if words is not None else notice.code
+
+
+def describe_message_not_stored(fields: Mapping[str, Any], error: BaseException | None) -> str:
+    """`message_not_stored`: a large message whose artifact could not be written was not
+    sent; nothing was recorded. What to fix, then how to send it again: Up brings it back
+    in this run; under a file-size limit only a new run can store it, so it is copied
+    first (`describe_limit_restart`). `-p` says its own (`_one_shot_message_not_stored`)."""
+    reason = str(fields["reason"])
+    characters = f"{fields['characters']:,} characters"
+    if reason != "EFBIG":
+        return (
+            f"Your message ({characters}) was not sent: a message this large is stored whole "
+            f"as an artifact first, and that write failed ({_failed_write(reason)}). Nothing "
+            f"was recorded or half-written. {_capital(describe_folder_fix(reason))}, then "
+            "send it again (Up brings it back)."
+        )
+    session_id = error.session_id if isinstance(error, e.ArtifactWriteFailed) else None
+    go_on = f"{go_on_with_session(session_id)} to send it"
+    return (
+        f"Your message ({characters}) was not sent: its artifact could not be written "
+        f"({_failed_write(reason)}); nothing was recorded. Up brings it back, to copy it. "
+        f"{describe_limit_restart(go_on)}"
+    )
+
+
+def _one_shot_message_not_stored(notice: Notice, session_id: str | None) -> str:
+    """`message_not_stored` in `-p`: the prompt is the command's own, so no Up key brings it
+    back and the run ends here: fix the folder (or raise the limit where agent-cli is
+    started), then run the command again, which sends it again."""
+    reason = str(notice.fields["reason"])
+    return (
+        f"Your prompt ({notice.fields['characters']:,} characters) was not sent: a prompt this "
+        f"large is stored whole as an artifact first, and that write failed "
+        f"({_failed_write(reason)}). Nothing was recorded or half-written. "
+        f"{_capital(describe_folder_fix(reason))}, then run the command again."
+    )
 
 
 def run_again_with_continue(session_id: str | None) -> str:
@@ -1532,6 +1702,10 @@ _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "pause_limit": _one_shot_paused_answers,
     "durable_elsewhere": lambda notice, session_id: describe_elsewhere_one_shot(
         notice.fields, session_id
+    ),
+    "message_not_stored": _one_shot_message_not_stored,
+    "mcp_tools_withdrawn": lambda notice, _session_id: _mcp_tools_withdrawn(
+        notice.fields, one_shot=True
     ),
 }
 

@@ -289,7 +289,10 @@ class Repl:
         session.watch_summary_retries(self._renderer.watch_summary_retry)
 
     def _print_banner(self, *, resumed: bool) -> None:
-        """The greeting, then what the session found while opening (e.g. damaged memory)."""
+        """The greeting, then what the session found while opening (e.g. damaged memory),
+        then for a resumed session the recap of where it left off. The recap shows recorded
+        answers and calls, so the dotenv files are checked first, as before a request, and
+        a value learned there is hidden from it and said before it (`SessionPort`)."""
         banner = build_banner(
             self.session,
             offline_fallback=self._offline_fallback,
@@ -303,6 +306,7 @@ class Repl:
             self._renderer.render(notice)
         self.session.start_mcp()  # in the background: the prompt comes up at once
         if resumed:
+            self.render_events(self.session.learn_dotenv_changes())
             print_at_words(self.console, build_exchanges_view(self.session.recent_exchanges()))
 
     def _close_current(self) -> None:

@@ -7,7 +7,7 @@ ended to the exit code: 0 ok, 1 failed (e.g. the provider failed), 3 blocked by 
 limit, 130 cancelled (Ctrl-C). A turn that said ok but one of whose records the transcript
 refused (`UNRECORDED_NOTICES`) is failed, 1: a script must not take a turn that a later
 `--continue` cannot see for done. Errors are worded for the command line
-(`describe_startup_error`): `agent-cli --resume <id>`, never a REPL command.
+(`error_text.describe_print_turn_error`): `agent-cli --resume <id>`, never a REPL command.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.text import Text
 
 from agent_cli.errors import AgentCliError
 from agent_cli.events import AssistantDone, AssistantText, Notice, SessionEvent, TurnEnded
-from agent_cli.repl.error_text import describe_error, describe_startup_error
+from agent_cli.repl.error_text import describe_print_turn_error
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.safe_text import sanitize_block, sanitize_text
@@ -99,7 +99,7 @@ def run_print_turn(
     try:
         ended = drive_events(session.run_turn(prompt_text), renderer.render)
     except AgentCliError as exc:
-        diagnostics.print_error(describe_startup_error(exc) or describe_error(exc))
+        diagnostics.print_error(describe_print_turn_error(exc, session.session_id))
         return FAILED_EXIT
     renderer.write_answer()
     code = exit_code_for_outcome(ended)

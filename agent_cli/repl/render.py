@@ -42,7 +42,12 @@ from agent_cli.repl.compact_lines import (
     format_retry,
     format_skipped,
 )
-from agent_cli.repl.error_text import describe_summary_wait, describe_workspace_gone, notice_text
+from agent_cli.repl.error_text import (
+    blocked_one_shot_advice,
+    describe_summary_wait,
+    describe_workspace_gone,
+    notice_text,
+)
 from agent_cli.repl.model_wait import ModelWaitView
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
@@ -117,6 +122,7 @@ class EventRenderer:
         `typed_ahead`: what the user typed since the last prompt, shown under the spinner."""
         self.console = console
         self._one_shot = one_shot
+        self._session_id = session_id
         self._pointer_handles = pointer_handles
         self._answer = AnswerStream(console, live=live)
         self._activity = RunningToolView(console, live=live)
@@ -210,7 +216,8 @@ class EventRenderer:
         explained = event.reason == "loop_guard" and event.held in self._pauses_explained
         if event.reason == "loop_guard" and event.held:
             self._pauses_explained.add(event.held)
-        self._print_own(build_compact_text(format_skipped(event, explained=explained)))
+        line = format_skipped(event, explained=explained, one_shot=self._one_shot)
+        self._print_own(build_compact_text(line))
 
     def _render_restart(self, event: StreamRestarted) -> None:
         void_text_shown = self._answer.restart()
@@ -228,6 +235,15 @@ class EventRenderer:
 
     def _render_blocked(self, event: RequestBlocked) -> None:
         first, advice = format_blocked(event)
+        if self._one_shot:  # no /compact or /new after `-p`: the command line's words
+            advice = "  " + blocked_one_shot_advice(
+                hard_limit=event.hard_limit,
+                reserved_tokens=event.reserved_tokens,
+                durable_tokens=event.durable_tokens,
+                largest_message_tokens=event.largest_message_tokens,
+                sized_content_over=event.sized_content_counted is not None,
+                session_id=self._session_id,
+            )
         self._print_own(build_compact_text(first, body_style="bold red"))
         self._print_own(Text(advice, style="red"))
 

@@ -60,7 +60,7 @@ from agent_cli.tools.shell import (
     TIMED_OUT_HEADER,
 )
 from agent_cli.tools.toolbox import DENIED_TEXT as USER_DENIED_TEXT
-from agent_cli.tools.toolbox import UNASKED_TEXT
+from agent_cli.tools.toolbox import MCP_TERMINATED_TEXT, UNASKED_TEXT
 
 RAN = "ran"  # it ran (to its end, or to an error of its own)
 STOPPED = "stopped"  # it started and was stopped before it finished (Ctrl-C, a signal)
@@ -87,6 +87,7 @@ _WRITTEN_RESULTS = (
     (UNASKED_TEXT, NOT_RUN),
     (INTERRUPTED_TOOL_TEXT, STOPPED),
     (TERMINATED_TOOL_TEXT, STOPPED),
+    (MCP_TERMINATED_TEXT, STOPPED),
     (INTERRUPTED_TEXT, STOPPED),
     (INTERRUPTED_HEADER + "\n{output}", STOPPED),  # a command's output so far follows
     (TERMINATED_HEADER + "\n{output}", STOPPED),

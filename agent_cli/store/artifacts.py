@@ -118,7 +118,7 @@ class ArtifactStore:
         try:
             write_file_atomic(ref.path, data, self._fs)
         except OSError as exc:
-            raise ArtifactWriteFailed(name, errno_name(exc)) from exc
+            raise ArtifactWriteFailed(name, errno_name(exc), session_id) from exc
         return ref
 
     def read_range(self, pointer: str, offset: int = 0, limit: int = DEFAULT_READ_LIMIT) -> bytes:

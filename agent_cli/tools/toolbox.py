@@ -45,9 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.errors import ToolError, ToolNotStarted, WorkspaceGone
+from agent_cli.errors import TerminationRequested, ToolError, ToolNotStarted, WorkspaceGone
 from agent_cli.frozen import FrozenList
 from agent_cli.secret_forms import SecretForms
+from agent_cli.termination import termination_held
 from agent_cli.tools.artifact_tool import prepare_read_artifact
 from agent_cli.tools.context import (
     OutputWatcher,
@@ -104,6 +105,16 @@ UNASKED_TEXT = (
     "{name} was not run: it needs permission and nobody could be asked (agent-cli runs with "
     "-p or without a terminal). The user can run it again with --yes to allow tools that "
     "write files, run commands or call MCP servers, or run agent-cli interactively."
+)
+# The result of an MCP call a termination signal stopped before its server answered
+# (`session.call_outcome` reads it back as stopped). No command ran, so it says what may
+# have happened on the server's side instead of a process group; true whether the signal
+# came before the call was handed over or while it ran, and for a stdio server (stopped
+# with agent-cli) as for an HTTP one (which goes on running elsewhere).
+MCP_TERMINATED_TEXT = (
+    "Stopped: agent-cli was ended by {signal} during the call of the tool {tool} of the "
+    "MCP server {server}, before any answer came back. The server may have received the "
+    "call and may have done part or all of its work: check before calling it again."
 )
 LIVE_CHECK_SECONDS = 0.5  # between dotenv checks while a command's output streams
 
@@ -466,7 +477,7 @@ class Toolbox:
     def _run_mcp(self, server: str, tool: str, name: str, tool_input: Any) -> ToolOutcome:
         """One MCP call (see `attach_mcp`): the arguments must be an object; the user sees
         server, tool and every argument before it runs; "always" covers this tool."""
-        from agent_cli.mcp_servers.states import CallInterrupted
+        from agent_cli.mcp_servers.states import CallInterrupted, CallTerminated
         from agent_cli.tools.approval import build_content_approval
         from agent_cli.tools.approval_scope import mcp_tool_target
 
@@ -490,13 +501,51 @@ class Toolbox:
         if not allowed:
             return self._refusal_outcome(name)
         self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
+        answer: CallOutcome | None = None
         try:
-            outcome = self._mcp.call(server, tool, tool_input)
+            answer = self._mcp.call(server, tool, tool_input)
+            return self._answer_kept(name, server, tool, answer)[1]
         except CallInterrupted as answered:  # Ctrl-C once it was answered: keep the answer
+            raise ToolInterrupted(
+                *self._answer_kept(name, server, tool, answered.outcome)
+            ) from None
+        except ToolTerminated:  # a signal while the answer was made the result: it is kept
+            raise
+        except TerminationRequested as stop:  # a signal before, at or just after the answer
+            if isinstance(stop, CallTerminated):
+                answer = stop.outcome
+            if answer is None:  # no answer: say so, then agent-cli ends
+                raise self._mcp_terminated(stop.signal_number, server, tool) from None
+            kept = self._answer_kept(name, server, tool, answer)
+            raise ToolTerminated(stop.signal_number, *kept) from None
+
+    def _answer_kept(
+        self, name: str, server: str, tool: str, answer: CallOutcome
+    ) -> tuple[ToolResult, ToolOutcome]:
+        """The server's answer made the call's result (the dotenv check first: a server may
+        write one in the workspace), with a termination signal held meanwhile: one that
+        came is raised after, as a `ToolTerminated` carrying that result, so an answer that
+        had come is never lost to a signal (SIGTERM between the answer and its result)."""
+        with termination_held() as release:
             self.check_dotenv()
-            raise ToolInterrupted(*self._mcp_result(name, server, tool, answered.outcome)) from None
-        self.check_dotenv()  # a server may write one in the workspace
-        return self._mcp_result(name, server, tool, outcome)[1]
+            kept = self._mcp_result(name, server, tool, answer)
+            try:
+                release()
+            except TerminationRequested as stop:
+                raise ToolTerminated(stop.signal_number, *kept) from None
+        return kept
+
+    def _mcp_terminated(self, signal_number: int, server: str, tool: str) -> ToolTerminated:
+        """The call a signal stopped before its server answered, as a `ToolTerminated`
+        whose outcome says so (`MCP_TERMINATED_TEXT`), for the session to record."""
+        from agent_cli.termination import signal_name
+
+        signal = signal_name(signal_number)
+        text = MCP_TERMINATED_TEXT.format(signal=signal, server=server, tool=tool)
+        result = ToolResult(text, is_error=True)
+        return ToolTerminated(
+            signal_number, result, self._error_outcome(text, f"stopped by {signal}")
+        )
 
     def _mcp_result(
         self, name: str, server: str, tool: str, outcome: CallOutcome

@@ -2,7 +2,8 @@
 
 `python demo_server.py [mode]`: `normal` offers `echo`, `add`, `big` (5 MB of text),
 `picture` (a PNG), `fail` (an error result), `crash` (the process exits mid-call) and
-`hang` (never answers); it also lists a tool named `../../x` and one with a 100 KB
+`hang` (never answers; it writes the file `DEMO_HANG_STARTED_FILE` names first, when
+set); it also lists a tool named `../../x` and one with a 100 KB
 description, which agent-cli must skip or trim. `noinit` never answers the handshake;
 `garbage` writes garbage to stdout first; `exit` writes to stderr and exits at once;
 `child` starts a child process that should die with the server.
@@ -71,6 +72,10 @@ def crash() -> str:
 
 @server.tool(description="Never answers.")
 def hang() -> str:
+    started = os.environ.get("DEMO_HANG_STARTED_FILE")
+    if started:  # a test waits for it to know the call is running
+        with open(started, "w") as handle:
+            handle.write("running")
     time.sleep(3_600)
     return "late"
 
