@@ -20,8 +20,10 @@ it back (`read_views` is the cheap one: `re.sub`, no map):
   looks for a value's UTF-8 read so too); a code point (`\uNNNN`, a surrogate pair
   of them joined, `\u{N}`, `\x{N}`, `\UNNNNNNNN`, `&#xN;`, `&#N;`) as it; a named
   HTML reference (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&sol;`) and a backslash
-  before ASCII punctuation as that character. Hex digits in either case. An escape of a
-  code point past U+10FFFF is no escape.
+  before ASCII punctuation as that character. Hex digits in either case. A numeric HTML
+  reference as a browser and Python's `html.unescape` read it: any number of leading
+  zeros (`&#x0000000067;`, `&#0000000103;`), its `;` left out where no digit follows
+  (`&#103&#104`). An escape of a code point past U+10FFFF is no escape.
 - with `deep`, an escape's first character escaped in turn, as a JSON string, a URL or
   an HTML page of escaped text writes it, is read with it: a backslash as up to `DEPTH`
   backslashes (`\\\\x67`: JSON of JSON), the last maybe written `\u005c` or `\x5c`
@@ -40,7 +42,9 @@ it back (`read_views` is the cheap one: `re.sub`, no map):
   JavaScript concatenation end and begin).
 `view` is the text read; `span_of(start, end)` the stretch of `text` that `view[start:end]`
 was read from (from the first character of the escape or character read first to the
-last of the one read last). `LONGEST_ESCAPE` is the most characters one escape takes.
+last of the one read last). `LONGEST_ESCAPE` is the most characters one escape takes, an HTML reference padded
+to 8 digits as encoders pad it (one padded further is longer: a finder counts it against
+its longest stretch).
 `escape_fragments(character)`: the escapes `ESCAPE` reads as `character` (read deep: a
 shallow reading's escapes are among them), as regex
 fragments for `agent_cli.literal_trie` (what a finder looks for first, so that escapes
@@ -94,8 +98,11 @@ _HEX = "[0-9A-Fa-f]"
 # position: a hundred times slower on ordinary output).
 _KINDS: tuple[dict[str, tuple[str, Callable[[str], int]]], ...] = (
     {
-        "hex_reference": (rf"#[xX]{_HEX}{{1,8}};", lambda rest: int(rest[2:-1], 16)),
-        "reference": (r"#[0-9]{1,8};", lambda rest: int(rest[1:-1])),
+        "hex_reference": (
+            rf"#[xX]0*{_HEX}{{1,6}}(?:;|(?!{_HEX}))",
+            lambda rest: int(rest[2:].rstrip(";"), 16),
+        ),
+        "reference": (r"#0*[0-9]{1,7}(?:;|(?![0-9]))", lambda rest: int(rest[1:].rstrip(";"))),
         "named": (r"(?:amp|lt|gt|quot|apos|sol);", lambda rest: ord(html.unescape(f"&{rest}"))),
     },
     {
@@ -189,8 +196,8 @@ def escape_fragments(character: str) -> list[list[str]]:
     texts = [[backslash, *rest] for rest in backslashed]
     if point <= 0xFF:
         texts.append([percent, *_hex(f"{point:02x}")])
-    texts.append([ampersand, "#", "[xX]", f"0{{0,{8 - len(digits)}}}", *_hex(digits), ";"])
-    texts.append([ampersand, "#", f"0{{0,{8 - len(str(point))}}}", *str(point), ";"])
+    texts.append([ampersand, "#", "[xX]", "0*", *_hex(digits), f"(?:;|(?!{_HEX}))"])
+    texts.append([ampersand, "#", "0*", *str(point), "(?:;|(?![0-9]))"])
     if character in _NAMED:
         texts.append([ampersand, *_NAMED[character], ";"])
     return texts
