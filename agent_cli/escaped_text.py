@@ -10,11 +10,12 @@ multiply its pattern (`agent_cli.character_escapes` leaves letters and digits ou
 that); reading the escapes back once and looking for the secret in what they say costs
 one scan where no escape stands, and a read of the stretches where some do.
 
-Contract: `ESCAPE` finds one escape. A `Reading` says how a stretch is read: `deep` or
-not, `joined` or not (below). `read_views(text, start, end, least)` gives each reading of
-`text[start:end]` that may read it differently and what it reads as, and
-`read_escapes(text, start, end, reading)` one reading as an `EscapedText` that also maps
-it back (`read_views` is the cheap one: `re.sub`, no map):
+Contract: `ESCAPE` finds one escape (`ANY_ESCAPE`: its pattern without groups). A
+`Reading` says how a stretch is read: `deep` or not, `joined` or not, read `again` or not
+(below). `read_views(text, start, end, least)` gives each reading of `text[start:end]`
+that may read it differently and what it reads as, and `read_escapes(text, start, end,
+reading)` one reading as an `EscapedText` (an `EscapedTwice`, read `again`) that also
+maps it back (`read_views` is the cheap one: `re.sub`, no map):
 - each escape as what it stands for: a byte (`\xNN`, `%NN`, octal `\NNN` up to `\377`) as the
   character of that code (U+0000 to U+00FF, so UTF-8 bytes read as Latin-1: a caller
   looks for a value's UTF-8 read so too); a code point (`\uNNNN`, a surrogate pair
@@ -30,9 +31,14 @@ it back (`read_views` is the cheap one: `re.sub`, no map):
   (`\u005cx67`); a `%` followed by up to four `25`s (`%252567`); an `&` written `&` or
   `\u0026` (Go's JSON) followed by up to four `amp;`s (`&amp;#x67;`). A run of
   backslashes is read from its first one only (a long run costs one try, not one per
-  backslash). Escapes whose other characters are escaped (`\x5c\x78\x36\x37`) are not
-  read twice. Without `deep`, each backslash, `%` and `&` begins an escape of its own
+  backslash). Without `deep`, each backslash, `%` and `&` begins an escape of its own
   (`\\\\` is two backslashes: a value that holds some is read so).
+- with `again`, an escape whose own characters are all escaped (`\x5c\x78\x36\x37`,
+  `\u005c\u0078...`, `&#x5c;&#x78;...`: `\x67`; `&#x26;&#x23;...`: `&#x67;`;
+  `\x25\x36\x37`: `%67`): the stretch is read shallow, and what that reads as is read
+  again as `again` says (one level: escapes written with escapes written with escapes
+  are not read). `ESCAPED_LEAD` finds where a stretch may need it: the code of a
+  backslash, `&` or `%` written as an escape right before another escape.
 - every other character as itself; with `joined`, what stands between two escapes is
   left out where it is a separator (`JOINER`: up to `JOINER_CHARS` characters that are no
   letter, digit or line break, `\x67 \x68`, `"\x67" + "\x68"`; or a line break, real
@@ -60,6 +66,8 @@ import re
 import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from agent_cli.literal_trie import trie_pattern
 
 DEPTH = 16
 _REPEATS = 4
@@ -144,6 +152,7 @@ def _joined(deep: bool) -> re.Pattern[str]:
 
 
 ESCAPE = re.compile(_alternation(deep=True, named=True))
+ANY_ESCAPE = _alternation(deep=True, named=False)  # `ESCAPE` without its groups
 _SHALLOW = re.compile(_alternation(deep=False, named=True))
 # Where a `deep` reading may differ from a shallow one: an escape's first character
 # escaped over.
@@ -153,10 +162,12 @@ _DEEPER = re.compile(r"\\\\|\\(?:u005[cC]|x5[cC])[xuU0-7]|%25|&amp;|\\u0026")
 @dataclass(frozen=True)
 class Reading:
     """How a stretch is read (module contract): escapes' first characters escaped over
-    or not (`deep`), separators between escapes left out or kept (`joined`)."""
+    or not (`deep`), separators between escapes left out or kept (`joined`); what that
+    reads as read `again` so, or not."""
 
     deep: bool
     joined: bool
+    again: Reading | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -173,10 +184,11 @@ _NAMED = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", "/": "sol"
 _PUNCTUATION = frozenset(string.punctuation)
 
 
-def escape_fragments(character: str) -> list[list[str]]:
+def escape_fragments(character: str, *, by_code: bool = False) -> list[list[str]]:
     """Each escape `ESCAPE` reads as `character`, as `literal_trie` fragments (module
     contract): hex digits in either case, with the leading zeros the escape may have,
-    and the escape's first character escaped over as `ESCAPE` reads it."""
+    and the escape's first character escaped over as `ESCAPE` reads it; `by_code`: only
+    those that give its code (not a backslash before it, not its HTML name)."""
     point = ord(character)
     backslashed: list[list[str]] = [["U", *_hex(f"{point:08x}")]]
     if point <= 0xFF:
@@ -190,7 +202,7 @@ def escape_fragments(character: str) -> list[list[str]]:
     digits = f"{point:x}"
     braced = [f"0{{0,{6 - len(digits)}}}", *_hex(digits), "\\}"]
     backslashed += [[lead, "\\{", *braced] for lead in "xu"]
-    if character in _PUNCTUATION:
+    if character in _PUNCTUATION and not by_code:
         backslashed.append([re.escape(character)])
     ampersand, backslash, percent = _LEADS[True]
     texts = [[backslash, *rest] for rest in backslashed]
@@ -198,7 +210,7 @@ def escape_fragments(character: str) -> list[list[str]]:
         texts.append([percent, *_hex(f"{point:02x}")])
     texts.append([ampersand, "#", "[xX]", "0*", *_hex(digits), f"(?:;|(?!{_HEX}))"])
     texts.append([ampersand, "#", "0*", *str(point), "(?:;|(?![0-9]))"])
-    if character in _NAMED:
+    if character in _NAMED and not by_code:
         texts.append([ampersand, *_NAMED[character], ";"])
     return texts
 
@@ -206,6 +218,18 @@ def escape_fragments(character: str) -> list[list[str]]:
 def _hex(digits: str) -> list[str]:
     """Hex `digits` as fragments, each letter in either case."""
     return [f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits]
+
+
+# Where a stretch may hold escapes written with escapes (`\x5c\x78\x36\x37`, `\x67`
+# escaped): the code of an escape's first character (`\`, `&`, `%`) right before another
+# escape. A backslash before punctuation (`\\`) and `&amp;` are left to a deep reading.
+_LEAD_CHARACTERS = "\\&%"
+ESCAPED_LEAD = re.compile(
+    trie_pattern(
+        fragments for lead in _LEAD_CHARACTERS for fragments in escape_fragments(lead, by_code=True)
+    )
+    + f"(?={ANY_ESCAPE})"
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -243,16 +267,41 @@ def read_views(text: str, start: int, end: int, least: int) -> Iterator[tuple[Re
     each with what it reads as, as `read_escapes`'s `view` (without its map); nothing
     when it reads as fewer than `least` characters. A deep reading only where an
     escape's first character is escaped over (`_DEEPER`: one scan), a joined one only
-    where something stands between two escapes (seen as the stretch is read)."""
-    stretch, seen = text[start:end], set()
-    depths = (False, True) if _DEEPER.search(stretch) is not None else (False,)
-    for deep in depths:
-        kept = Reading(deep, joined=False)
+    where something stands between two escapes (seen as the stretch is read), a reading
+    `again` only where an escape's first character is written as an escape right before
+    another escape (`ESCAPED_LEAD`: one scan): what a shallow reading gives is read each
+    way in turn."""
+    seen: set[str] = set()
+    for reading, view in _read_views(text[start:end], least):
+        if view not in seen:
+            seen.add(view)
+            yield reading, view
+    if ESCAPED_LEAD.search(text, start, end) is None:
+        return
+    for first, view in _read_views(text[start:end], least, deep=False):
+        for second, read in _read_views(view, least):
+            if read not in seen:
+                seen.add(read)
+                yield Reading(first.deep, first.joined, again=second), read
+
+
+def _read_views(
+    stretch: str, least: int, deep: bool | None = None
+) -> Iterator[tuple[Reading, str]]:
+    """`read_views` of all of `stretch` without reading it again, deep or shallow as
+    `deep` says (None: as it may read differently), each view once."""
+    seen: set[str] = set()
+    if deep is not None:
+        depths: tuple[bool, ...] = (deep,)
+    else:
+        depths = (False, True) if _DEEPER.search(stretch) is not None else (False,)
+    for depth in depths:
+        kept = Reading(depth, joined=False)
         reader = _Reader(kept)
         view = kept.pattern.sub(reader, stretch)
         if len(view) < least:  # read deep or joined, it is no longer
             return
-        joined = Reading(deep, joined=True)
+        joined = Reading(depth, joined=True)
         for reading, read in ((kept, view), (joined, None)):
             if read is None:
                 if not reader.separated:
@@ -292,9 +341,33 @@ class EscapedText:
         return place, place + 1
 
 
-def read_escapes(text: str, start: int, end: int, reading: Reading) -> EscapedText:
+@dataclass(frozen=True)
+class EscapedTwice:
+    """A stretch read, and what that read as read again (module contract)."""
+
+    first: EscapedText
+    second: EscapedText
+
+    @property
+    def view(self) -> str:
+        return self.second.view
+
+    def span_of(self, start: int, end: int) -> tuple[int, int]:
+        """The stretch of the text `view[start:end]` was read from (module contract)."""
+        return self.first.span_of(*self.second.span_of(start, end))
+
+
+def read_escapes(text: str, start: int, end: int, reading: Reading) -> EscapedText | EscapedTwice:
     """`text[start:end]` read, and mapped back (module contract): as `read_views` reads
-    it, with one loop over its escapes."""
+    it, with one loop over its escapes (two, for a reading `again`)."""
+    if reading.again is None:
+        return _read_once(text, start, end, reading)
+    first = _read_once(text, start, end, Reading(reading.deep, reading.joined))
+    return EscapedTwice(first, _read_once(first.view, 0, len(first.view), reading.again))
+
+
+def _read_once(text: str, start: int, end: int, reading: Reading) -> EscapedText:
+    """`read_escapes` for a reading that reads nothing again."""
     stretch, group, deep = text[start:end], 1 if reading.joined else 0, reading.deep
     parts: list[str] = []
     view_at: list[int] = []

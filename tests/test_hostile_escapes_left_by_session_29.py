@@ -4,6 +4,9 @@ With `GITHUB_TOKEN` (a `ghp_` token) and `DB_PASSWORD` set, these still reached 
 and the screen from a file read or a command's output:
 - HTML references padded past 8 digits (`&#x0000000067;`, `&#000000000103;`) or without
   their `;` (`&#103&#104`), as browsers and `html.unescape` read them;
+- an escape whose own characters are escaped: `\x5c\x78\x36\x37` (that is `\x67`, a
+  `g`), the same with `\u005c...` or `&#x5c;...`, `&#x26;&#x23;...` (`&#x67;` escaped) and
+  `\x25\x36\x37` (`%67`);
 
 Each form is written to a real file in the workspace and read through the real toolbox
 (`read_file`, and `cat` as the `bash` tool, whose live view is what the screen shows), and
@@ -16,12 +19,14 @@ from __future__ import annotations
 import html
 import os
 import re
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from tools_support import FakeArtifactStore
 
+from agent_cli.escaped_text import Reading, read_escapes
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import Toolbox
 from agent_cli.tools.redaction import SecretRedactor, StreamRedactor
@@ -35,14 +40,20 @@ def per_byte(value: str, template: str, separator: str = "") -> str:
     return separator.join(template % byte for byte in value.encode("utf-8"))
 
 
+def escaped_twice(value: str, inner: str, outer: str) -> str:
+    """Each byte of `value` written with `inner`, each character of that with `outer`."""
+    return "".join(outer % ord(character) for character in per_byte(value, inner))
+
+
 _BACKSLASHED = re.compile(r"\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})")
 
 
 def read_back(text: str, separator: str = "") -> str:
     """`text` as its reader reads it: HTML references and `\\xNN`/`\\uNNNN` escapes
-    undone (twice: an escape written with escapes), `separator` and blanks left out."""
+    undone, and URL escapes (twice: an escape written with escapes), `separator` and
+    blanks left out."""
     for _ in range(2):
-        text = html.unescape(text)
+        text = html.unescape(urllib.parse.unquote(text))
         text = _BACKSLASHED.sub(lambda found: chr(int(found[1] or found[2], 16)), text)
     return re.sub(r"\s", "", text.replace(separator, "") if separator else text)
 
@@ -62,6 +73,11 @@ FORMS: dict[str, tuple[Callable[[str], str], str]] = {
     "&#NNN; padded to 12 digits": (lambda v: per_byte(v, "&#%012d;"), ""),
     "&#NNN without ;": (lambda v: per_byte(v, "&#%d"), ""),
     "&#xNN without ;": (lambda v: per_byte(v, "&#x%x"), ""),
+    "\\xNN written \\xNN": (lambda v: escaped_twice(v, "\\x%02x", "\\x%02x"), ""),
+    "\\xNN written \\u00NN": (lambda v: escaped_twice(v, "\\x%02x", "\\u%04x"), ""),
+    "\\xNN written &#xNN;": (lambda v: escaped_twice(v, "\\x%02x", "&#x%x;"), ""),
+    "&#xNN; written &#xNN;": (lambda v: escaped_twice(v, "&#x%x;", "&#x%x;"), ""),
+    "%NN written \\xNN": (lambda v: escaped_twice(v, "%%%02X", "\\x%02x"), ""),
 }
 
 # Ordinary text written each way, holding no secret: kept as it is.
@@ -70,6 +86,10 @@ ORDINARY = {
         "<p>&#x0000000048;&#x0000000069; caf&#0000000233; &#000000000060;b&#000000000062;</p>"
     ),
     "references without ;": "<p>caf&#233 cr&#xE8me &#169 2024 &#x2014 x&#1034y</p>",
+    "escapes written with escapes": (
+        "printf '\\x5c\\x78\\x34\\x38\\x5c\\x78\\x36\\x39' prints \\x48\\x69, "
+        "that is Hi; C:\\u005c\\u0055sers &#x5c;&#x6e; %5C%6E"
+    ),
 }
 
 
@@ -123,3 +143,11 @@ def test_ordinary_text_written_the_same_way_stays_byte_for_byte(tmp_path: Path, 
     assert printed.endswith(ordinary + "\n") and REDACTED_MARK not in printed
     assert b"".join(shown).decode() == ordinary + "\n"
     assert streamed(ordinary + "\n") == ordinary + "\n"
+
+
+def test_an_escape_read_twice_is_mapped_back_to_the_escapes_it_was_written_with() -> None:
+    text = "a\\x5c\\x78\\x36\\x37b"
+    read = read_escapes(text, 0, len(text), Reading(False, False, again=Reading(False, False)))
+    assert read.view == "agb"
+    assert read.span_of(1, 2) == (1, len(text) - 1)
+    assert read.span_of(0, 3) == (0, len(text))
