@@ -11,8 +11,8 @@ that); reading the escapes back once and looking for the secret in what they say
 one scan where no escape stands, and a read of the stretches where some do.
 
 Contract: `ESCAPE` finds one escape (`ANY_ESCAPE`: its pattern without groups). A
-`Reading` says how a stretch is read: `deep` or not, `joined` or not, read `again` or not
-(below). `read_views(text, start, end, least)` gives each reading of `text[start:end]`
+`Reading` says how a stretch is read: `deep` or not, `joined` or not, `spaced` or not,
+read `again` or not (below). `read_views(text, start, end, least)` gives each reading of `text[start:end]`
 that may read it differently and what it reads as, and `read_escapes(text, start, end,
 reading)` one reading as an `EscapedText` (an `EscapedTwice`, read `again`) that also
 maps it back (`read_views` is the cheap one: `re.sub`, no map):
@@ -45,12 +45,17 @@ maps it back (`read_views` is the cheap one: `re.sub`, no map):
   (`\n`, `\r\n`) or escaped as a JSON string writes it, its backslashes doubled up to
   `DEPTH` times (`\n`, `\r\n`, `\\n`), with up to `JOINER_CHARS` such characters on
   either side and a dump's offset after it, as a dump's rows, a wrapped C list or
-  JavaScript concatenation end and begin).
+  JavaScript concatenation end and begin). With `spaced` too (a joined reading, tried
+  where something stands between two escapes and some character stands alone between
+  blanks), a character standing alone (`LONE`, no blank before it either) is read as an
+  escape is, and the blanks (`BLANKS`: up to `JOINER_CHARS` spaces or tabs) between two
+  such characters or escapes are left out: `\x67 h \x70 _ \x5a` reads as `ghp_Z` (joined,
+  the ` _ ` between two escapes would be a separator).
 `view` is the text read; `span_of(start, end)` the stretch of `text` that `view[start:end]`
 was read from (from the first character of the escape or character read first to the
-last of the one read last). `LONGEST_ESCAPE` is the most characters one escape takes, an HTML reference padded
-to 8 digits as encoders pad it (one padded further is longer: a finder counts it against
-its longest stretch).
+last of the one read last). `LONGEST_ESCAPE` is the most characters one escape takes, an
+HTML reference padded to 8 digits as encoders pad it (one padded further is longer: a
+finder counts it against its longest stretch).
 `escape_fragments(character)`: the escapes `ESCAPE` reads as `character` (read deep: a
 shallow reading's escapes are among them), as regex
 fragments for `agent_cli.literal_trie` (what a finder looks for first, so that escapes
@@ -89,6 +94,12 @@ _LEADS = {
     False: ("&", r"\\", "%"),
 }
 _BACKSLASHES = rf"\\{{1,{DEPTH}}}"
+# Blanks between two characters or escapes that each stand alone (`spaced`), and such a
+# character: one that is no blank or line break, with a blank, a line break or the end
+# after it (a caller sees to what stands before it).
+BLANKS = rf"[ \t]{{1,{JOINER_CHARS}}}"
+LONE = r"[^ \t\r\n](?![^ \t\r\n])"
+_LONE_INSIDE = re.compile(rf"(?:^|[ \t]){LONE}")
 _SEPARATOR = rf"[^0-9A-Za-z\r\n]{{0,{JOINER_CHARS}}}"
 _LINE_BREAK = rf"(?:\r?\n|(?:\\{{1,{DEPTH}}}r)?\\{{1,{DEPTH}}}n)"
 JOINER = re.compile(
@@ -151,6 +162,17 @@ def _joined(deep: bool) -> re.Pattern[str]:
     return re.compile(f"({escape})(?:(?:{JOINER.pattern})(?=(?:{escape})))?")
 
 
+def _spaced(deep: bool) -> re.Pattern[str]:
+    """An escape or a character standing alone between blanks (`spaced`), and with it
+    the blanks up to the next such one, or the separator up to the next escape."""
+    escape = _alternation(deep=deep, named=False)
+    after = f"(?:{BLANKS}(?={LONE}|(?:{escape}))|(?:{JOINER.pattern})(?=(?:{escape})))?"
+    return re.compile(
+        f"({escape}){after}|(?<![^ \t\r\n])([^ \t\r\n])(?![^ \t\r\n])"
+        f"(?:{BLANKS}(?={LONE}|(?:{escape})))?"
+    )
+
+
 ESCAPE = re.compile(_alternation(deep=True, named=True))
 ANY_ESCAPE = _alternation(deep=True, named=False)  # `ESCAPE` without its groups
 _SHALLOW = re.compile(_alternation(deep=False, named=True))
@@ -162,16 +184,30 @@ _DEEPER = re.compile(r"\\\\|\\(?:u005[cC]|x5[cC])[xuU0-7]|%25|&amp;|\\u0026")
 @dataclass(frozen=True)
 class Reading:
     """How a stretch is read (module contract): escapes' first characters escaped over
-    or not (`deep`), separators between escapes left out or kept (`joined`); what that
-    reads as read `again` so, or not."""
+    or not (`deep`), separators between escapes left out or kept (`joined`), blanks
+    between escapes and characters standing alone left out too (`spaced`, a joined
+    reading); what that reads as read `again` so, or not."""
 
     deep: bool
     joined: bool
     again: Reading | None = None
+    spaced: bool = False
 
     @property
     def pattern(self) -> re.Pattern[str]:
+        if self.spaced:
+            return _SPACED[self.deep]
         return _PATTERNS[self.deep, self.joined]
+
+    def unit(self, found: re.Match[str]) -> tuple[str | None, int, int]:
+        """What `found` (a match of `pattern`) reads as (None: it stands for nothing),
+        and where in the stretch the escape or character it reads begins and ends."""
+        if not self.joined:
+            return _read(found.group(), self.deep), found.start(), found.end()
+        escape = found.group(1)
+        if escape is not None:
+            return _read(escape, self.deep), found.start(1), found.end(1)
+        return found.group(2), found.start(2), found.end(2)
 
 
 _PATTERNS = {
@@ -179,6 +215,7 @@ _PATTERNS = {
     for deep in (True, False)
     for joined in (False, True)
 }
+_SPACED = {deep: _spaced(deep) for deep in (True, False)}
 
 _NAMED = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", "/": "sol"}
 _PUNCTUATION = frozenset(string.punctuation)
@@ -248,7 +285,7 @@ class _Reader:
     of them."""
 
     def __init__(self, reading: Reading) -> None:
-        self._deep, self._joined = reading.deep, reading.joined
+        self._reading = reading
         self._last_end = -1
         self.separated = False
 
@@ -258,7 +295,7 @@ class _Reader:
         if escape.start() != self._last_end:
             self.separated = self._last_end >= 0 or self.separated
         self._last_end = escape.end()
-        read = _read(escape.group(1) if self._joined else escape.group(), self._deep)
+        read = self._reading.unit(escape)[0]
         return escape.group() if read is None else read
 
 
@@ -301,12 +338,14 @@ def _read_views(
         view = kept.pattern.sub(reader, stretch)
         if len(view) < least:  # read deep or joined, it is no longer
             return
-        joined = Reading(depth, joined=True)
-        for reading, read in ((kept, view), (joined, None)):
-            if read is None:
-                if not reader.separated:
-                    continue
-                read = joined.pattern.sub(_Reader(joined), stretch)
+        if not reader.separated:
+            layouts = [Reading(depth, joined=False)]
+        else:
+            layouts = [Reading(depth, joined=False), Reading(depth, joined=True)]
+            if _LONE_INSIDE.search(stretch) is not None:
+                layouts.append(Reading(depth, joined=True, spaced=True))
+        for reading in layouts:
+            read = view if reading == kept else reading.pattern.sub(_Reader(reading), stretch)
             if read not in seen:
                 seen.add(read)
                 yield reading, read
@@ -368,19 +407,19 @@ def read_escapes(text: str, start: int, end: int, reading: Reading) -> EscapedTe
 
 def _read_once(text: str, start: int, end: int, reading: Reading) -> EscapedText:
     """`read_escapes` for a reading that reads nothing again."""
-    stretch, group, deep = text[start:end], 1 if reading.joined else 0, reading.deep
+    stretch = text[start:end]
     parts: list[str] = []
     view_at: list[int] = []
     spans: list[tuple[int, int, int]] = []
     at = shrunk = 0
     for escape in reading.pattern.finditer(stretch):
-        read = _read(escape.group(group), deep)
+        read, escape_start, escape_end = reading.unit(escape)
         if read is None:  # stands for nothing: plain text, as the gap around it
             continue
-        escape_start, taken_end = escape.span()
+        taken_end = escape.end()
         parts += (stretch[at:escape_start], read)
         view_at.append(escape_start - shrunk)
-        spans.append((start + escape_start, start + escape.end(group), start + taken_end))
+        spans.append((start + escape_start, start + escape_end, start + taken_end))
         shrunk += taken_end - escape_start - 1
         at = taken_end
     parts.append(stretch[at:])

@@ -19,11 +19,13 @@ escape whose own characters are escaped, read again (`\x5c\x78\x36\x37`); what a
 byte escape stands for read as UTF-8), holds a value whole or, for a value with runs
 (`secret_runs.run_least`), a run of it; read both with what stands between two escapes
 kept and with a separator there left out (`\x67 \x68`, a dump's rows, real or escaped
-line breaks between them). Found fast: one regex (`escape_fragments` of every character
+line breaks between them), and with the blanks between escapes and characters standing
+alone left out (`\x67 h \x70 _`). Found fast: one regex (`escape_fragments` of every character
 of a value, as a trie) finds the escapes that stand for one, and escaped escapes
 (`escaped_text.ESCAPED_LEAD`); from each, the run of such escapes (of any escapes, from
-an escaped one) and of the values' own characters around it is measured (a regex forward, at
-most as many characters as the longest value has back), and only a run that reads as
+an escaped one) and of the values' own characters around it (and of blanks before such
+a character standing alone) is measured (a regex forward, at most as many characters as
+the longest value has back), and only a run that reads as
 enough characters to hold a value or a run of one is read, by `re.sub` (mapped back to
 the text, `read_escapes`, only where a value is found). Escapes that stand for nothing a
 value holds (`\u00e9`, `\x1b`, `&#233;` for a token) cost that one scan. Each stretch is
@@ -38,8 +40,10 @@ from collections.abc import Iterable, Iterator
 
 from agent_cli.escaped_text import (
     ANY_ESCAPE,
+    BLANKS,
     ESCAPED_LEAD,
     JOINER,
+    JOINER_CHARS,
     LONGEST_ESCAPE,
     LONGEST_JOINER,
     escape_fragments,
@@ -105,9 +109,7 @@ class EscapeFinder:
             measure = self._run if escape.lastgroup is None else self._run_again
             run = measure.match(text, start, endpos)  # matches: it may take nothing
             end = covered = max(run.end() if run is not None else 0, escape.end())
-            low = max(pos, start - self._reach)
-            while start > low and text[start - 1] in self._characters:
-                start -= 1
+            start = _run_back(text, start, max(pos, start - self._reach), self._characters)
             if end - start >= self._fewest:
                 yield start, end
 
@@ -125,12 +127,32 @@ def _escape_patterns(
     )
     plain = "".join(map(re.escape, sorted(characters)))
 
+    alone = f"[{plain}](?![^ \\t\\r\\n])"
+
     def run(escape: str) -> re.Pattern[str]:
-        unit = f"(?:{escape})(?:(?:{JOINER.pattern})(?=(?:{escape})))?"
-        return re.compile(f"(?:{unit}|[{plain}])*")
+        after_escape = f"(?:(?:{JOINER.pattern})(?=(?:{escape}))|{BLANKS}(?={alone}))?"
+        after_plain = f"(?:{BLANKS}(?=(?:{escape})|{alone}))?"
+        return re.compile(f"(?:(?:{escape}){after_escape}|[{plain}]{after_plain})*")
 
     anchors = re.compile(f"{relevant}|(?P<again>{ESCAPED_LEAD.pattern})")
     return anchors, run(relevant), run(ANY_ESCAPE)
+
+
+def _run_back(text: str, start: int, low: int, characters: frozenset[str]) -> int:
+    """Where a run that goes on at `start` begins, `low` at the earliest: back over
+    `characters`, and over the blanks before one of them that stands alone."""
+    while start > low:
+        if text[start - 1] in characters:
+            start -= 1
+            continue
+        blank = start
+        while blank > low and start - blank < JOINER_CHARS and text[blank - 1] in " \t":
+            blank -= 1
+        alone = blank - 1 >= low and text[blank - 1] in characters
+        if blank == start or not alone or (blank - 2 >= low and text[blank - 2] not in " \t\r\n"):
+            return start
+        start = blank - 1
+    return start
 
 
 def _read(

@@ -7,6 +7,8 @@ and the screen from a file read or a command's output:
 - an escape whose own characters are escaped: `\x5c\x78\x36\x37` (that is `\x67`, a
   `g`), the same with `\u005c...` or `&#x5c;...`, `&#x26;&#x23;...` (`&#x67;` escaped) and
   `\x25\x36\x37` (`%67`);
+- escapes and plain characters alternating with blanks (`\x67 h \x70 _ \x5a ...`,
+  `g h \x70 ...`, `&#x67; h &#x70; ...`, tabs between);
 
 Each form is written to a real file in the workspace and read through the real toolbox
 (`read_file`, and `cat` as the `bash` tool, whose live view is what the screen shows), and
@@ -38,6 +40,15 @@ ENVIRONMENT = {"GITHUB_TOKEN": TOKEN, "DB_PASSWORD": PASSWORD}
 
 def per_byte(value: str, template: str, separator: str = "") -> str:
     return separator.join(template % byte for byte in value.encode("utf-8"))
+
+
+def alternating(value: str, template: str, blank: str = " ", first_plain: bool = False) -> str:
+    """`value`'s characters, every other one written with `template`, blanks between."""
+    plain = 0 if first_plain else 1
+    return blank.join(
+        character if index % 2 == plain else template % ord(character)
+        for index, character in enumerate(value)
+    )
 
 
 def escaped_twice(value: str, inner: str, outer: str) -> str:
@@ -78,6 +89,14 @@ FORMS: dict[str, tuple[Callable[[str], str], str]] = {
     "\\xNN written &#xNN;": (lambda v: escaped_twice(v, "\\x%02x", "&#x%x;"), ""),
     "&#xNN; written &#xNN;": (lambda v: escaped_twice(v, "&#x%x;", "&#x%x;"), ""),
     "%NN written \\xNN": (lambda v: escaped_twice(v, "%%%02X", "\\x%02x"), ""),
+    "\\xNN and characters between blanks": (lambda v: alternating(v, "\\x%02x"), ""),
+    "characters and \\xNN between blanks": (
+        lambda v: alternating(v, "\\x%02X", first_plain=True),
+        "",
+    ),
+    "&#xNN; and characters between blanks": (lambda v: alternating(v, "&#x%x;", "  "), ""),
+    "\\u00NN and characters between tabs": (lambda v: alternating(v, "\\u%04x", "\t"), ""),
+    "&#xNN; between blanks": (lambda v: per_byte(v, "&#x%x;", " "), ""),
 }
 
 # Ordinary text written each way, holding no secret: kept as it is.
@@ -86,6 +105,9 @@ ORDINARY = {
         "<p>&#x0000000048;&#x0000000069; caf&#0000000233; &#000000000060;b&#000000000062;</p>"
     ),
     "references without ;": "<p>caf&#233 cr&#xE8me &#169 2024 &#x2014 x&#1034y</p>",
+    "escapes and characters between blanks": (
+        "keys: \\x1b [ A \\x1b [ B; the escapes \\x41 b \\x43 d spell AbCd\t\\x67 h \\x70 _"
+    ),
     "escapes written with escapes": (
         "printf '\\x5c\\x78\\x34\\x38\\x5c\\x78\\x36\\x39' prints \\x48\\x69, "
         "that is Hi; C:\\u005c\\u0055sers &#x5c;&#x6e; %5C%6E"
