@@ -45,7 +45,12 @@ maps it back (`read_views` is the cheap one: `re.sub`, no map):
   (`\n`, `\r\n`) or escaped as a JSON string writes it, its backslashes doubled up to
   `DEPTH` times (`\n`, `\r\n`, `\\n`), with up to `JOINER_CHARS` such characters on
   either side and a dump's offset after it, as a dump's rows, a wrapped C list or
-  JavaScript concatenation end and begin). With `spaced` too (a joined reading, tried
+  JavaScript concatenation end and begin; else any characters but a line break, up to
+  `WIDE_JOINER_CHARS`, the fewest before the next escape: `\x67<span></span>\x68`,
+  `\x67, 0, \x68`. The bound: 24 takes an empty HTML element with a short attribute
+  (`<b class="x"></b>`, 17), a padding field of a CSV or a C list, a short comment; every
+  character more is tried after each escape no escape follows, and a longer separator
+  is a layout made to pass, which any bound lets through). With `spaced` too (a joined reading, tried
   where something stands between two escapes and some character stands alone between
   blanks), a character standing alone (`LONE`, no blank before it either) is read as an
   escape is, and the blanks (`BLANKS`: up to `JOINER_CHARS` spaces or tabs) between two
@@ -106,7 +111,11 @@ JOINER = re.compile(
     rf"[^0-9A-Za-z\r\n]{{1,{JOINER_CHARS}}}"
     rf"|{_SEPARATOR}{_LINE_BREAK}(?:[0-9A-Fa-f]{{1,8}}:?)?{_SEPARATOR}"
 )
-LONGEST_JOINER = 2 * JOINER_CHARS + 2 * (DEPTH + 1) + len("FFFFFFFF:")
+# Anything but a line break between two escapes, up to `WIDE_JOINER_CHARS` (an HTML
+# element, `, 0, `): the shortest that reaches an escape, so never one of them.
+WIDE_JOINER_CHARS = 24
+WIDE_JOINER = rf"[^\r\n]{{1,{WIDE_JOINER_CHARS}}}?"
+LONGEST_JOINER = max(WIDE_JOINER_CHARS, 2 * JOINER_CHARS + 2 * (DEPTH + 1) + len("FFFFFFFF:"))
 LONGEST_ESCAPE = DEPTH + len("u0026") + _REPEATS * len("amp;") + len("#x0010FFFF;")
 _HEX = "[0-9A-Fa-f]"
 # Each kind of escape by the pattern of its first character (as `_LEADS` orders them: an
@@ -157,9 +166,10 @@ def _alternation(*, deep: bool, named: bool) -> str:
 
 
 def _joined(deep: bool) -> re.Pattern[str]:
-    """An escape, and with it the separator up to the next escape (`joined`)."""
+    """An escape, and with it the separator up to the next escape (`joined`): none
+    before an escape right after it, else `JOINER`, else `WIDE_JOINER`."""
     escape = _alternation(deep=deep, named=False)
-    return re.compile(f"({escape})(?:(?:{JOINER.pattern})(?=(?:{escape})))?")
+    return re.compile(f"({escape})(?:(?={escape})|(?:{JOINER.pattern}|{WIDE_JOINER})(?={escape}))?")
 
 
 def _spaced(deep: bool) -> re.Pattern[str]:

@@ -46,6 +46,7 @@ from agent_cli.escaped_text import (
     JOINER_CHARS,
     LONGEST_ESCAPE,
     LONGEST_JOINER,
+    WIDE_JOINER,
     escape_fragments,
     read_escapes,
     read_views,
@@ -130,7 +131,10 @@ def _escape_patterns(
     alone = f"[{plain}](?![^ \\t\\r\\n])"
 
     def run(escape: str) -> re.Pattern[str]:
-        after_escape = f"(?:(?:{JOINER.pattern})(?=(?:{escape}))|{BLANKS}(?={alone}))?"
+        after_escape = (
+            f"(?:(?={escape})|(?:{JOINER.pattern})(?=(?:{escape}))|{BLANKS}(?={alone})"
+            f"|{WIDE_JOINER}(?=(?:{escape})))?"
+        )
         after_plain = f"(?:{BLANKS}(?=(?:{escape})|{alone}))?"
         return re.compile(f"(?:(?:{escape}){after_escape}|[{plain}]{after_plain})*")
 

@@ -7,6 +7,8 @@ and the screen from a file read or a command's output:
 - an escape whose own characters are escaped: `\x5c\x78\x36\x37` (that is `\x67`, a
   `g`), the same with `\u005c...` or `&#x5c;...`, `&#x26;&#x23;...` (`&#x67;` escaped) and
   `\x25\x36\x37` (`%67`);
+- escapes with more than 8 characters, letters and digits among them, between two
+  (`\x67, 0, \x68`, `\x67<span></span>\x68`), up to 24;
 - escapes and plain characters alternating with blanks (`\x67 h \x70 _ \x5a ...`,
   `g h \x70 ...`, `&#x67; h &#x70; ...`, tabs between);
 
@@ -97,6 +99,19 @@ FORMS: dict[str, tuple[Callable[[str], str], str]] = {
     "&#xNN; and characters between blanks": (lambda v: alternating(v, "&#x%x;", "  "), ""),
     "\\u00NN and characters between tabs": (lambda v: alternating(v, "\\u%04x", "\t"), ""),
     "&#xNN; between blanks": (lambda v: per_byte(v, "&#x%x;", " "), ""),
+    "\\xNN, 0, between": (lambda v: per_byte(v, "\\x%02x", ", 0, "), ", 0, "),
+    "\\xNN<span></span> between": (
+        lambda v: per_byte(v, "\\x%02x", "<span></span>"),
+        "<span></span>",
+    ),
+    "&#xNN; with an element between": (
+        lambda v: per_byte(v, "&#x%x;", '<b class="x"></b>'),
+        '<b class="x"></b>',
+    ),
+    "\\u00NN with 24 characters between": (
+        lambda v: per_byte(v, "\\u%04x", " /* padding: 0 0 0 0 */ "),
+        " /* padding: 0 0 0 0 */ ",
+    ),
 }
 
 # Ordinary text written each way, holding no secret: kept as it is.
@@ -107,6 +122,9 @@ ORDINARY = {
     "references without ;": "<p>caf&#233 cr&#xE8me &#169 2024 &#x2014 x&#1034y</p>",
     "escapes and characters between blanks": (
         "keys: \\x1b [ A \\x1b [ B; the escapes \\x41 b \\x43 d spell AbCd\t\\x67 h \\x70 _"
+    ),
+    "escapes with wider separators": (
+        "<td>\\x48</td><td>\\x69</td><td>\\x21</td> \\x67, 0, \\x68, 0, \\x70, 0, \\x5f"
     ),
     "escapes written with escapes": (
         "printf '\\x5c\\x78\\x34\\x38\\x5c\\x78\\x36\\x39' prints \\x48\\x69, "
