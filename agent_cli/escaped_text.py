@@ -166,10 +166,11 @@ def _alternation(*, deep: bool, named: bool) -> str:
 
 
 def _joined(deep: bool) -> re.Pattern[str]:
-    """An escape, and with it the separator up to the next escape (`joined`): none
-    before an escape right after it, else `JOINER`, else `WIDE_JOINER`."""
+    """An escape, and with it the separator up to the next escape (`joined`): `JOINER`,
+    else none (an escape right after it), else `WIDE_JOINER`."""
     escape = _alternation(deep=deep, named=False)
-    return re.compile(f"({escape})(?:(?={escape})|(?:{JOINER.pattern}|{WIDE_JOINER})(?={escape}))?")
+    separator = f"(?:{JOINER.pattern})(?={escape})|(?={escape})|{WIDE_JOINER}(?={escape})"
+    return re.compile(f"({escape})(?:{separator})?")
 
 
 def _spaced(deep: bool) -> re.Pattern[str]:

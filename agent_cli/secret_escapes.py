@@ -132,7 +132,7 @@ def _escape_patterns(
 
     def run(escape: str) -> re.Pattern[str]:
         after_escape = (
-            f"(?:(?={escape})|(?:{JOINER.pattern})(?=(?:{escape}))|{BLANKS}(?={alone})"
+            f"(?:(?:{JOINER.pattern})(?=(?:{escape}))|(?=(?:{escape}))|{BLANKS}(?={alone})"
             f"|{WIDE_JOINER}(?=(?:{escape})))?"
         )
         after_plain = f"(?:{BLANKS}(?=(?:{escape})|{alone}))?"
