@@ -34,11 +34,7 @@ byte-swapped (a little-endian word); three octal digits (a byte) or six (a 16-bi
 little-endian word); a decimal byte (-128 to 255) or 16-bit little-endian word; eight
 binary digits; a character standing alone, itself. A word of more hex digits
 (`xxd -p`, a hex string) is a token for each byte, a last odd digit (a cut) left out.
-A line holding such a long word is also read with each long word's bytes taken from
-its end, each byte as it is and with its two digits swapped (`_backwards`): `xxd -e -g
-16` or `-g 32` (a little-endian word wider than a number), a little-endian number of a
-value's bytes, `rev | xxd -p`, `xxd -p | rev` and `rev` of the whole hex; what a long word
-read so shows is the whole word. The bytes are read from consecutive tokens of a line (the first token may show bytes
+The bytes are read from consecutive tokens of a line (the first token may show bytes
 before them, the last after them), each under any of its readings, and go on in one of
 the first `_HEAD_TOKENS` tokens of the next line: what ends a line (its text column) and
 begins the next (an offset, a prefix) is skipped. Every stretch is at most
@@ -46,8 +42,7 @@ begins the next (an offset, a prefix) is skipped. Every stretch is at most
 to see it whole).
 
 Found fast: one regex finds where four bytes of a value stand as a layout prints them,
-in one row or across rows (`dump_anchors`), or of a UTF-8 value as hex read from its end
-(`_reversed_text_chains`); only the lines around such a place are read, so ordinary text and
+in one row or across rows (`dump_anchors`); only the lines around such a place are read, so ordinary text and
 the dump of other bytes cost one scan. Reading is linear in the tokens read: a state is
 a place in a value, so a token moves at most as many states as the value has bytes.
 """
@@ -225,20 +220,6 @@ def _anchor_offsets(secret: _Secret) -> list[tuple[int, int]]:
     return sorted({**ends, **first}.items())
 
 
-def _reversed_text_chains(secrets: list[_Secret]) -> list[list[str]]:
-    """Where an anchor's bytes stand in hex read from its end (`rev` of `xxd -p`): its
-    hex digits in reverse order, lower and upper case; of UTF-8 values (an anchor of 4
-    bytes) alone."""
-    chains: list[list[str]] = []
-    for secret in secrets:
-        if secret.anchor_bytes != _ANCHOR_CHARS:
-            continue
-        for at, _ in _anchor_offsets(secret):
-            digits = secret.data[at : at + secret.anchor_bytes].hex()[::-1]
-            chains += [list(digits), list(digits.upper())]
-    return chains
-
-
 def _one_line(value: str) -> bool:
     return "\n" not in value and "\r" not in value
 
@@ -254,7 +235,6 @@ class DumpFinder:
             for at, narrowest in _anchor_offsets(secret)
             for chain in anchor_chains(secret.data[at : at + secret.anchor_bytes], narrowest)
         ]
-        chains += _reversed_text_chains(self._secrets)
         self._anchors = re.compile(trie_pattern(chains)) if chains else None
         longest = max((len(secret.data) for secret in self._secrets), default=0)
         self.longest_span = longest * _CHARS_PER_BYTE + _TAIL_CHARS if longest else 0
@@ -291,38 +271,10 @@ class DumpFinder:
                 token for word in _TOKEN.finditer(line) for token in _tokens(word, line_start)
             ]
             lines.append((line_start + len(line), tokens))
-        readings = [lines]
-        if any(token.word_end is not None for _, tokens in lines for token in tokens):
-            readings.append([(end, _backwards(tokens)) for end, tokens in lines])
         for secret in self._secrets:
-            for read in readings:
-                for start, end in _matches(read, secret):
-                    if start >= low:
-                        yield start, end
-
-
-def _backwards(tokens: list[_Token]) -> list[_Token]:
-    """`tokens` with the bytes of each long hex word read from its end (module contract):
-    each byte as it is and with its two digits swapped, each showing the whole word."""
-    found: list[_Token] = []
-    at = 0
-    while at < len(tokens):
-        word_end = tokens[at].word_end
-        if word_end is None:
-            found.append(tokens[at])
-            at += 1
-            continue
-        stop = at
-        while stop < len(tokens) and tokens[stop].word_end == word_end:
-            stop += 1
-        word_start = tokens[at].start
-        for index in range(stop - 1, at - 1, -1):
-            byte = tokens[index].readings[0][0]
-            swapped = (byte >> 4) | ((byte & 0x0F) << 4)
-            readings = tuple(dict.fromkeys((bytes([byte]), bytes([swapped]))))
-            found.append(_Token(word_start, word_end, readings, word_end, index == stop - 1))
-        at = stop
-    return found
+            for start, end in _matches(lines, secret):
+                if start >= low:
+                    yield start, end
 
 
 def _lines(text: str, begin: int, high: int) -> Iterator[tuple[int, str]]:
