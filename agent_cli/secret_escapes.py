@@ -14,14 +14,18 @@ Contract: `EscapeFinder(values)` knows each value on one line of `MIN_DUMP_BYTES
 they overlap, each stretch of `text[pos:endpos]` that, its escapes read
 (`escaped_text.read_views`: bytes, code points, HTML references, a backslash before
 punctuation, each with its first character escaped over as JSON, URLs and HTML escape
-escaped text (`\\\\x67`, `%2567`, `&amp;#x67;`, `\u0026#103;`, `\u005cx67`); what a
+escaped text (`\\\\x67`, `%2567`, `&amp;#x67;`, `\u0026#103;`, `\u005cx67`), and an
+escape whose own characters are escaped, read again (`\x5c\x78\x36\x37`); what a
 byte escape stands for read as UTF-8), holds a value whole or, for a value with runs
 (`secret_runs.run_least`), a run of it; read both with what stands between two escapes
 kept and with a separator there left out (`\x67 \x68`, a dump's rows, real or escaped
-line breaks between them). Found fast: one regex (`escape_fragments` of every character
-of a value, as a trie) finds the escapes that stand for one; from each, the run of such
-escapes and of the values' own characters around it is measured (a regex forward, at
-most as many characters as the longest value has back), and only a run that reads as
+line breaks between them), and with the blanks between escapes and characters standing
+alone left out (`\x67 h \x70 _`). Found fast: one regex (`escape_fragments` of every character
+of a value, as a trie) finds the escapes that stand for one, and escaped escapes
+(`escaped_text.ESCAPED_LEAD`); from each, the run of such escapes (of any escapes, from
+an escaped one) and of the values' own characters around it (and of blanks before such
+a character standing alone) is measured (a regex forward, at most as many characters as
+the longest value has back), and only a run that reads as
 enough characters to hold a value or a run of one is read, by `re.sub` (mapped back to
 the text, `read_escapes`, only where a value is found). Escapes that stand for nothing a
 value holds (`\u00e9`, `\x1b`, `&#233;` for a token) cost that one scan. Each stretch is
@@ -35,9 +39,14 @@ import re
 from collections.abc import Iterable, Iterator
 
 from agent_cli.escaped_text import (
+    ANY_ESCAPE,
+    BLANKS,
+    ESCAPED_LEAD,
     JOINER,
+    JOINER_CHARS,
     LONGEST_ESCAPE,
     LONGEST_JOINER,
+    WIDE_JOINER,
     escape_fragments,
     read_escapes,
     read_views,
@@ -74,7 +83,7 @@ class EscapeFinder:
         if targets:
             whole = trie_pattern([[re.escape(c) for c in target] for target in targets])
             self._matcher = SecretPattern(re.compile(whole), (RunFinder(targets),))
-            self._escapes, self._run = _escape_patterns(self._characters)
+            self._escapes, self._run, self._run_again = _escape_patterns(self._characters)
 
     def __bool__(self) -> bool:
         return self._matcher is not None
@@ -98,24 +107,56 @@ class EscapeFinder:
         covered = pos
         while (escape := self._escapes.search(text, covered, endpos)) is not None:
             start = escape.start()
-            run = self._run.match(text, start, endpos)  # matches: it may take nothing
+            measure = self._run if escape.lastgroup is None else self._run_again
+            run = measure.match(text, start, endpos)  # matches: it may take nothing
             end = covered = max(run.end() if run is not None else 0, escape.end())
-            low = max(pos, start - self._reach)
-            while start > low and text[start - 1] in self._characters:
-                start -= 1
+            start = _run_back(text, start, max(pos, start - self._reach), self._characters)
             if end - start >= self._fewest:
                 yield start, end
 
 
-def _escape_patterns(characters: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The escapes of `characters`, and a run from one of them (module contract): such
-    escapes (a separator between two taken) and `characters` themselves."""
+def _escape_patterns(
+    characters: frozenset[str],
+) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The escapes of `characters` and, as the group `again`, an escape's first character
+    written as an escape before another escape (`ESCAPED_LEAD`); a run from one of the
+    first (module contract): such escapes (a separator between two taken) and
+    `characters` themselves; a run from one of the second: any escapes so, and
+    `characters`."""
     relevant = trie_pattern(
         fragments for character in sorted(characters) for fragments in escape_fragments(character)
     )
-    unit = f"(?:{relevant})(?:(?:{JOINER.pattern})(?=(?:{relevant})))?"
     plain = "".join(map(re.escape, sorted(characters)))
-    return re.compile(relevant), re.compile(f"(?:{unit}|[{plain}])*")
+
+    alone = f"[{plain}](?![^ \\t\\r\\n])"
+
+    def run(escape: str) -> re.Pattern[str]:
+        after_escape = (
+            f"(?:(?:{JOINER.pattern})(?=(?:{escape}))|(?=(?:{escape}))|{BLANKS}(?={alone})"
+            f"|{WIDE_JOINER}(?=(?:{escape})))?"
+        )
+        after_plain = f"(?:{BLANKS}(?=(?:{escape})|{alone}))?"
+        return re.compile(f"(?:(?:{escape}){after_escape}|[{plain}]{after_plain})*")
+
+    anchors = re.compile(f"{relevant}|(?P<again>{ESCAPED_LEAD.pattern})")
+    return anchors, run(relevant), run(ANY_ESCAPE)
+
+
+def _run_back(text: str, start: int, low: int, characters: frozenset[str]) -> int:
+    """Where a run that goes on at `start` begins, `low` at the earliest: back over
+    `characters`, and over the blanks before one of them that stands alone."""
+    while start > low:
+        if text[start - 1] in characters:
+            start -= 1
+            continue
+        blank = start
+        while blank > low and start - blank < JOINER_CHARS and text[blank - 1] in " \t":
+            blank -= 1
+        alone = blank - 1 >= low and text[blank - 1] in characters
+        if blank == start or not alone or (blank - 2 >= low and text[blank - 2] not in " \t\r\n"):
+            return start
+        start = blank - 1
+    return start
 
 
 def _read(
