@@ -250,7 +250,7 @@ class DumpFinder:
         at, done = pos, pos
         while (anchor := self._anchors.search(text, at, endpos)) is not None:
             low = max(pos, done, anchor.start() - self.longest_span)
-            high = min(endpos, anchor.end() + self.longest_span)
+            high = min(endpos, anchor.end() + 2 * self.longest_span)
             found = sorted(
                 span
                 for span in self._read(text, low, high)
@@ -259,7 +259,11 @@ class DumpFinder:
             shown = [span for span in merged_spans(iter(found)) if span[1] > anchor.start()]
             yield from shown
             done = max([done, *(end for _, end in shown)])
-            at = done if shown else anchor.start() + 1
+            if high >= endpos:  # every stretch that ends after this anchor was read
+                return
+            # a stretch holding an anchor before `high - longest_span` lay whole in the
+            # lines just read, and was shown if it was one: the search goes on past them
+            at = max(done, anchor.start() + 1, high - self.longest_span)
 
     def _read(self, text: str, low: int, high: int) -> Iterator[tuple[int, int]]:
         """The dumps of a value that the lines of `text[low:high]` show."""
