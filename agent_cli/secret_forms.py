@@ -469,7 +469,7 @@ def encoded_forms(secret: str) -> set[str]:
     `spellings`, with its line breaks as LF, CRLF and CR (a key file checked out with
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its
     `escaped_forms`, its `misdecoded_forms` and `_utf16_printed_forms`, its
-    `rewritten_forms` (reversed, upper and lower case), and the forms of
+    `rewritten_forms` (reversed, upper and lower case; of a value on one line), and the forms of
     its UTF-8 bytes (`secret_encodings.byte_forms`: hex in both cases, Python's bytes
     `repr`, base64 on its own, which a private key's numbers take too; `stream_forms`:
     base64 and base32 at every alignment and in both alphabets of each)."""
@@ -478,7 +478,8 @@ def encoded_forms(secret: str) -> set[str]:
         data = spelling.encode("utf-8")
         forms |= {spelling, *escaped_forms(spelling), *byte_forms(data), *stream_forms(data)}
         forms |= misdecoded_forms(spelling) | _utf16_printed_forms(spelling)
-        forms |= rewritten_forms(spelling)
+        if "\n" not in spelling and "\r" not in spelling:  # a key's lines are judged alone
+            forms |= rewritten_forms(spelling)
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
 
 

@@ -30,7 +30,6 @@ from agent_cli.tools.redaction import SecretRedactor, StreamRedactor
 
 TOKEN = "ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u"
 KEY = "sk-ant-api03-SECRETKEYVALUE1234567890abcdef"
-PEM_LIKE = "-----BEGIN TEST KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\nAASCBKcwggSjAgEAAoIBAQC7\n"
 
 
 def forms_of(secret: str) -> list[str]:
@@ -91,15 +90,6 @@ def test_a_file_holding_the_forms_is_read_redacted_and_its_other_lines_kept(tmp_
     assert "keep me" in content and "KEEP ME TOO" in content
     for form in [*forms_of(TOKEN), *forms_of(KEY)]:
         assert form not in content
-
-
-def test_a_multi_line_value_run_through_rev_is_redacted_whole():
-    redactor = SecretRedactor([PEM_LIKE])
-    mirrored = "\n".join(line[::-1] for line in PEM_LIKE.split("\n"))
-    redaction = redactor.redact(f"before\n{mirrored}after\n")
-    assert redaction.count == 1
-    assert "FEQAB0w9GikhkqgBNADABIQvEIIM" not in redaction.text
-    assert redaction.text.startswith("before\n") and redaction.text.endswith("after\n")
 
 
 @pytest.mark.parametrize("piece", [1, 3, 7, 64])
