@@ -162,11 +162,11 @@ def test_each_retry_of_a_summary_request_is_announced_as_it_comes(
 
     drain(session.run_turn("Read the three files again."))
 
-    first = told[0][1]
-    assert [(e.attempt, e.kind, at - first) for e, at in told] == [
-        (1, "overloaded", 0),
-        (2, "overloaded", 1),  # told as the retry comes, not after the series
-    ]
+    assert [(e.attempt, e.kind) for e, _ in told] == [(1, "overloaded"), (2, "overloaded")]
+    # told as each retry comes, not all after the series: more requests had reached the
+    # server by the second word than by the first (how many exactly races the server's
+    # own record of a request whose stream broke, so the count is not pinned)
+    assert told[1][1] > told[0][1]
     assert [e.delay_seconds for e, _ in told] == sleeps[-MAX_RETRIES:]
 
 
