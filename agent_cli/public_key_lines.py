@@ -106,15 +106,24 @@ def _read_block(body: str) -> _Block | None:
 
 def _private_spans(data: bytes) -> list[tuple[int, int]]:
     """Where in the key's octets `data` its private numbers stand, as (start, end): each
-    number as the key holds it (a DER INTEGER's content, an EC key's octets at its
-    curve's width) or, where it is not held so (an OpenSSH mpint of a padded EC scalar),
+    number as the key holds it (a DER INTEGER's content less its sign octet, an EC
+    key's octets at its curve's width) or, where it is not held so (an OpenSSH mpint of a padded EC scalar),
     in its fewest octets; every place it stands. A number the key does not hold (OpenSSH's
     d mod (p-1), computed) stands nowhere."""
     spans: list[tuple[int, int]] = []
-    for number in key_numbers(data):
+    for number in map(_without_sign_octet, key_numbers(data)):
         places = _places(data, number) or _places(data, number.lstrip(b"\x00"))
         spans += places
     return spans
+
+
+def _without_sign_octet(number: bytes) -> bytes:
+    """`number` without the zero octet a DER INTEGER puts before a first octet whose top
+    bit is set: that octet says only that the bit is set, and a line that encodes nothing
+    of the key's but it holds no private byte."""
+    if len(number) > 1 and number[0] == 0 and number[1] & 0x80:
+        return number[1:]
+    return number
 
 
 def _places(data: bytes, octets: bytes) -> list[tuple[int, int]]:

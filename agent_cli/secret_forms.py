@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 from agent_cli.key_number_forms import key_number_forms
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
+from agent_cli.private_key_numbers import pem_key_bodies
 from agent_cli.public_key_lines import public_key_lines, public_key_stretches
 from agent_cli.secret_dumps import MAX_DUMP_BYTES, DumpFinder
 from agent_cli.secret_encodings import (
@@ -506,11 +507,20 @@ def material_lines(value: str) -> set[str]:
     JSON) are each still hidden; a config's ordinary lines (`[default]`,
     `region=us-east-1`, `clusters:`) and a PEM armour line are not material, nor a
     private key's line that encodes no private byte (`agent_cli.public_key_lines`: its
-    modulus, say, which the key's public PEM, `.pub` or JWK holds too, and shows)."""
+    modulus, say, which the key's public PEM, `.pub` or JWK holds too, and shows). A
+    private key's body line needs no mix of cases and digits: a short last line of
+    base64 may have no digit, and it is key material all the same."""
     lines = _LINE_BREAKS.split(value)
     if len(lines) == 1:
         return set()
-    return {line for line in lines if _is_material(line)} - public_key_lines(value)
+    body_lines = {
+        line
+        for body in pem_key_bodies(value)
+        for line in _LINE_BREAKS.split(body)
+        if len(line) >= MIN_MATERIAL_LINE_CHARS and _BASE64_LINE.fullmatch(line)
+    }
+    material = {line for line in lines if _is_material(line)} | body_lines
+    return material - public_key_lines(value)
 
 
 def _is_material(line: str) -> bool:
