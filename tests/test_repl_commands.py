@@ -545,7 +545,7 @@ def test_an_unknown_command_is_one_line_pointing_at_help():
     assert repl.console.export_text().strip() == "unknown command /nope: /help lists the commands"
 
 
-@pytest.mark.parametrize("typed", ["/cost", "/usage", "/tokens", "/COST"])
+@pytest.mark.parametrize("typed", ["/cost", "/usage", "/tokens", "/COST", "/costs", "/token"])
 def test_another_agents_name_for_the_usage_command_suggests_stats(typed):
     """Claude Code's `/cost` (and `/usage`, `/tokens`) got "unknown command" with no hint;
     /stats is where tokens and dollars are shown."""

@@ -137,6 +137,10 @@ SK_LIVE = "sk-live-abcdefghijklmnopqrstuvwx"  # a prefix and a random run, no di
 XOXB = "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 HEX_KEY = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3"
 AWS_ID = "AKIAIOSFODNN7EXAMPLE"
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJtY3AtYm90IiwiaWF0IjoxNzAwMDAwMDAwfQ"
+    ".Qm9ndXNTaWduYXR1cmVGb3JUZXN0c09ubHkwMTIz"
+)
 
 
 @pytest.mark.parametrize(
@@ -148,6 +152,7 @@ AWS_ID = "AKIAIOSFODNN7EXAMPLE"
         ("sh", ("-c", f"exec srv --stdio {GHP}"), {GHP}),
         ("npx", ("-y", GHP), {GHP}),
         ("srv", ("--profile", "default", "-y", GHP), {GHP}),
+        ("npx", ("-y", "supabase-mcp", JWT), {JWT}),  # left by session 31
     ],
 )
 def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
@@ -195,6 +200,8 @@ def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
         "TinyLlama-1_1B-Chat-v1_0",
         "backup-20240101T120000Z",
         "Zq7Rk2mXv9LpW4tYc8Nb",
+        "eyJhbGciOiJIUzI1NiJ9",  # a JWT's header alone
+        "config.eyJ.json",
     ],
 )
 def test_an_ordinary_argument_is_no_secret(word):

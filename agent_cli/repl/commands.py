@@ -162,7 +162,8 @@ def run_command(context: CommandContext, name: str, args: str) -> None:
 
 def suggest_command(name: str) -> str | None:
     """The known command nearest to a mistyped `name` (`/stat` -> `/stats`), or the one
-    that does what another agent's command of that name does (`/cost` -> `/stats`), if any."""
+    that does what another agent's command of that name, or near it, does (`/cost`,
+    `/costs` -> `/stats`), if any."""
     import difflib
 
     known = [*COMMANDS, *ALIASES]
@@ -172,8 +173,10 @@ def suggest_command(name: str) -> str | None:
     prefixed = [candidate for candidate in COMMANDS if candidate.startswith(typed)]
     if len(prefixed) == 1:
         return prefixed[0]
-    close = difflib.get_close_matches(typed, known, n=1, cutoff=0.75)
-    return ALIASES.get(close[0], close[0]) if close else None
+    close = difflib.get_close_matches(typed, [*known, *OTHER_AGENTS_NAMES], n=1, cutoff=0.75)
+    if not close:
+        return None
+    return OTHER_AGENTS_NAMES.get(close[0]) or ALIASES.get(close[0], close[0])
 
 
 def usage_of(name: str) -> str | None:

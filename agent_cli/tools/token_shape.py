@@ -15,7 +15,9 @@ URL's user part is no name a person or a service was given, it is a key.
 letters, digits, `-` and `_` only, not a flag, not a UUID, not made of plain pieces alone
 (`sk-learn-toolkit`, `npm_package_config_port`: words of letters, numbers, pieces of at
 most 5), starting with a prefix services give their keys (`KEY_PREFIXES`: `sk-`,
-`xoxb-`, `ghp_`, ...) and at least `MIN_TOKEN_CHARS` long. A random-looking word without
+`xoxb-`, `ghp_`, ...) and at least `MIN_TOKEN_CHARS` long; or a JSON Web Token (three
+base64url parts joined by `.`, the first two JSON objects: `eyJ...`), which is a bearer
+credential wherever it is given. A random-looking word without
 such a prefix is no key here: in arguments it is far more often an id (a commit SHA, a
 sheet's or a model's id, a pod's name), and taking it for a secret would hide it in every
 result of the session.
@@ -87,9 +89,14 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _PLAIN_PIECE = re.compile(r"[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,12}|[0-9]+|[A-Za-z0-9]{1,5}")
 
 
+# A JSON Web Token: a header and claims, each a base64url JSON object (`{"` is `eyJ`),
+# then a signature.
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}")
+
+
 def has_prefixed_key(word: str) -> bool:
-    """A key given on its own by a service's prefix (module contract)."""
-    return _may_be_key(word) and _has_key_prefix(word)
+    """A key given on its own by a service's prefix, or a JWT (module contract)."""
+    return bool(_JWT.fullmatch(word)) or (_may_be_key(word) and _has_key_prefix(word))
 
 
 def _may_be_key(word: str) -> bool:
