@@ -8,6 +8,7 @@ screen as a bare code, so every code written in session/ is checked here.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,33 @@ def test_an_answer_the_store_refused_says_it_arrived_was_billed_and_what_to_do()
     )
     assert stored.startswith("Could not store a large part of this turn in the state folder")
     assert "(the disk is full, ENOSPC)" in stored and "ArtifactWriteFailed" not in stored
+
+
+def _commands_to_type(text: str) -> list[str]:
+    """The REPL commands `text` asks to be typed in this run: each named in a sentence
+    where no `agent-cli` run is named before it, and not as history ("chosen with
+    /model")."""
+    from agent_cli.repl.commands import COMMANDS
+
+    named = "|".join(re.escape(name) for name in sorted(COMMANDS, key=len, reverse=True))
+    found = []
+    for sentence in re.split(r"(?<=[.;:])\s", text):
+        for match in re.finditer(rf"(?<![\w./-])({named})\b", sentence):
+            before = sentence[: match.start()]
+            if "agent-cli" not in before and not before.endswith("chosen with "):
+                found.append(match.group(1))
+    return found
+
+
+@pytest.mark.parametrize("code", sorted(EMITTED))
+def test_no_notice_in_one_shot_mode_asks_for_a_command_minus_p_cannot_run(code: str) -> None:
+    """`-p` reads no command: its notices name a REPL command only as history or in a
+    run of agent-cli without -p (left by session 31: `/model` and `/forget`; then
+    `/reload`, `/remember` found by this test)."""
+    text = notice_text(Notice("warning", code, EMITTED[code]), one_shot=True, session_id="s1")
+    assert _commands_to_type(text) == [], text
+
+
+def test_the_command_finder_sees_a_command_asked_for():
+    assert _commands_to_type("Fix the file and run /reload.") == ["/reload"]
+    assert _commands_to_type("run agent-cli --resume s1 and type /facts bring.") == []

@@ -1017,14 +1017,18 @@ INSTRUCTIONS_PROBLEMS = {
 LINK_PROBLEMS = frozenset({"outside_workspace", "hidden_target", "not_markdown_target"})
 
 
-def describe_instructions_problem(source: object, problem: object) -> str:
-    """One line: which file, what is wrong, what happens now, what to do."""
+def describe_instructions_problem(
+    source: object, problem: object, *, one_shot: bool = False
+) -> str:
+    """One line: which file, what is wrong, what happens now, what to do (`one_shot`:
+    `-p`, whose next run reads the file again, has no /reload)."""
     words = INSTRUCTIONS_PROBLEMS.get(str(problem or ""), "could not be used")
+    then = "the next run reads it" if one_shot else "run /reload"
     advice = (
         f"Point the link at a Markdown file in the workspace, or make {source} a plain "
-        "file, then run /reload."
+        f"file; then {then}."
         if problem in LINK_PROBLEMS
-        else "Fix the file and run /reload."
+        else f"Fix the file; then {then}."
     )
     return f"Project instructions: {source} {words}, so requests go without it. {advice}"
 
@@ -1036,13 +1040,17 @@ def describe_unused_instructions(source: object, problem: object) -> str:
     return f"{clip_line(str(source), 40)} {words}, so it is not used"
 
 
-def describe_instructions_redaction(source: object, redacted: object) -> str:
-    """One line when secrets were taken out of the text requests carry."""
+def describe_instructions_redaction(
+    source: object, redacted: object, *, one_shot: bool = False
+) -> str:
+    """One line when secrets were taken out of the text requests carry (`one_shot`:
+    `-p`, whose next run reads the file again, has no /reload)."""
     noun = "value" if redacted == 1 else "values"
+    then = "the next run reads it" if one_shot else "run /reload"
     return (
         f"Project instructions: {source} holds {redacted} secret {noun} that "
         f"agent-cli holds (an API key or token); requests carry {REDACTED_MARK} instead. "
-        "Take it out of the file and run /reload."
+        f"Take it out of the file; then {then}."
     )
 
 
@@ -1082,10 +1090,18 @@ def describe_elsewhere_one_shot(fields: Mapping[str, object], session_id: str | 
     )
 
 
-def describe_clash(fields: Mapping[str, object]) -> str:
-    """`durable_clash`: this folder gave some of the same ids to items of its own."""
+def describe_clash(fields: Mapping[str, object], *, one_shot: bool = False) -> str:
+    """`durable_clash`: this folder gave some of the same ids to items of its own
+    (`one_shot`: `-p`, where what to retype is typed in agent-cli without -p)."""
     ids = fields.get("ids")
-    return f"{_kept(fields)}; {_cannot_bring(ids if isinstance(ids, list) else [])}."
+    ids = ids if isinstance(ids, list) else []
+    if one_shot:
+        return (
+            f"{_kept(fields)}; they cannot be copied here: this folder gave {_ids(ids, 6)} "
+            "to items of its own; retype what still holds in agent-cli without -p "
+            "(/facts lists them, /remember and /todo add them)."
+        )
+    return f"{_kept(fields)}; {_cannot_bring(ids)}."
 
 
 def describe_not_brought(fields: Mapping[str, object]) -> str:
@@ -1286,10 +1302,10 @@ def _unreachable_low_water(fields: Mapping[str, object]) -> str:
     )
 
 
-def _durable_block_fills_limit(f: Mapping[str, object]) -> str:
+def _durable_block_fills_limit(f: Mapping[str, object], *, one_shot: bool = False) -> str:
     """A session opened with a durable block that leaves the conversation too little
-    room (`session.durable_room`): the facts are the cause, and /forget the fix; never
-    /compact or /new, which cannot shrink it."""
+    room (`session.durable_room`): the facts are the cause, and /forget the fix (in
+    agent-cli without -p, for `one_shot`); never /compact or /new, which cannot shrink it."""
     fixed, durable, hard, needed = f["fixed"], f["durable"], f["hard"], f["needed"]
     assert isinstance(fixed, int) and isinstance(hard, int)
     if fixed >= hard:
@@ -1303,8 +1319,8 @@ def _durable_block_fills_limit(f: Mapping[str, object]) -> str:
     return (
         f"Your facts and pending items (the durable block, {durable:,} tokens) make every "
         f"request carry {fixed:,} tokens besides the conversation, {effect}. Neither "
-        f"compacting nor a new session shrinks them: /forget those no longer needed (/facts "
-        f"lists them{oldest}),"
+        f"compacting nor a new session shrinks them: {'in agent-cli without -p, ' if one_shot else ''}"
+        f"/forget those no longer needed (/facts lists them{oldest}),"
         " or raise --hard-limit."
     )
 
@@ -1706,6 +1722,20 @@ _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "message_not_stored": _one_shot_message_not_stored,
     "mcp_tools_withdrawn": lambda notice, _session_id: _mcp_tools_withdrawn(
         notice.fields, one_shot=True
+    ),
+    "model_restored": lambda notice, _session_id: (
+        f"Model {str(notice.fields['model'])[:200]} (chosen with /model in this session; "
+        "--model changes it)."
+    ),
+    "durable_block_fills_limit": lambda notice, _session_id: _durable_block_fills_limit(
+        notice.fields, one_shot=True
+    ),
+    "durable_clash": lambda notice, _session_id: describe_clash(notice.fields, one_shot=True),
+    "project_instructions_unusable": lambda notice, _session_id: describe_instructions_problem(
+        notice.fields["source"], notice.fields["problem"], one_shot=True
+    ),
+    "project_instructions_redacted": lambda notice, _session_id: describe_instructions_redaction(
+        notice.fields["source"], notice.fields["redacted"], one_shot=True
     ),
 }
 
