@@ -103,6 +103,9 @@ class FakeToolbox:
     def run(self, name: str, tool_input: dict[str, Any]) -> Any:
         raise AssertionError(f"{name} was not expected to run")
 
+    def arguments_as_sent(self, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        return tool_input
+
     def always_allowed(self) -> tuple[Any, ...]:
         return ()
 

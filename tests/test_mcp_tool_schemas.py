@@ -262,6 +262,9 @@ def test_a_tool_with_property_names_the_api_refuses_is_offered_renamed_and_calle
         "extra": 1,
     }
     shown = " ".join(done.stdout.split())
+    # the call's header shows the arguments as the server gets them, as its question does
+    header = next(line for line in done.stdout.splitlines() if "mcp__h__search" in line)
+    assert "filter[id]" in header and "filter_id__2" not in header, header
     assert "\n    search: property names the Messages API refuses renamed:" in done.stdout
     assert (
         "search: property names the Messages API refuses renamed: 'filter[id]' as "

@@ -696,7 +696,8 @@ def run_tools(
     results: list[dict[str, Any]] = []
     try:
         for block in tool_uses:
-            yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
+            arguments = toolbox.arguments_as_sent(block["name"], dict(block.get("input") or {}))
+            yield ToolStarted(block["id"], block["name"], arguments)
             outcome = run_one(toolbox, conversation, block)
             results.append(
                 result_block(block["id"], outcome.content, outcome.is_error, outcome.images)

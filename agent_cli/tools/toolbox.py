@@ -91,6 +91,7 @@ from agent_cli.tools.state_folders import StateFolders
 from agent_cli.tools.workspace import Workspace, describe_workspace_gone
 
 if TYPE_CHECKING:
+    from agent_cli.mcp_servers.offered_tools import OfferedTool
     from agent_cli.mcp_servers.states import CallOutcome, McpTools
     from agent_cli.tools.approval_scope import AlwaysScope
     from agent_cli.tools.dotenv_watch import DotenvChange, DotenvWatch
@@ -169,6 +170,11 @@ class ToolRunner(Protocol):
     def schemas(self) -> list[dict[str, Any]]: ...
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome: ...
+
+    def arguments_as_sent(self, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """`tool_input` as the tool receives it (an MCP tool's under the server's own
+        property names): what the call's header shows, as its question does."""
+        ...
 
     def always_allowed(self) -> tuple[AlwaysScope, ...]:
         """The "always" answers in force (`PermissionGate.always_allowed`)."""
@@ -365,16 +371,25 @@ class Toolbox:
         """Take back the "always" answer `scope` (None: all); how many were taken back."""
         return self._gate.revoke(scope)
 
+    def arguments_as_sent(self, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """`tool_input` under the names the tool receives (`ToolRunner.arguments_as_sent`)."""
+        offered = None if name in self._specs else self._offered_mcp_tool(name)
+        return tool_input if offered is None else offered.server_arguments(tool_input)
+
+    def _offered_mcp_tool(self, name: object) -> OfferedTool | None:
+        if self._mcp is None or not isinstance(name, str):
+            return None
+        return {tool.name: tool for tool in self._mcp.offered_tools()}.get(name)
+
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
         self.check_dotenv()
         spec = self._specs.get(name) if isinstance(name, str) else None
-        if spec is None and self._mcp is not None and isinstance(name, str):
-            offered = {tool.name: tool for tool in self._mcp.offered_tools()}.get(name)
-            if offered is not None:
-                if isinstance(tool_input, dict):
-                    tool_input = offered.server_arguments(tool_input)
-                return self._run_mcp(offered.server, offered.tool, name, tool_input)
+        offered = self._offered_mcp_tool(name) if spec is None else None
+        if offered is not None:
+            if isinstance(tool_input, dict):
+                tool_input = offered.server_arguments(tool_input)
+            return self._run_mcp(offered.server, offered.tool, name, tool_input)
         if spec is None:
             return self._error_outcome(  # the name is not repeated: `tools.echo`
                 f"{self._why_unknown(name)} Available tools: {', '.join(self._offered_names())}.",
