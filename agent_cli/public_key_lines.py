@@ -90,7 +90,7 @@ def _read_block(body: str) -> _Block | None:
     if data is None or (data.startswith(OPENSSH_MAGIC) and not openssh_keys_read_whole(data)):
         return None  # (a key left unread keeps private octets no span marks)
     spans = _private_spans(data)
-    lines = _LINE_BREAKS.split(body)
+    lines = [line.strip(" \t") for line in _LINE_BREAKS.split(body)]  # (a key in YAML)
     if not spans or not all(_BASE64_LINE.fullmatch(line) for line in lines):
         return None
     octets = bytearray(len(data))

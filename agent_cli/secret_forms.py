@@ -206,6 +206,27 @@ def _run_fragments(values: Iterable[str]) -> list[tuple[list[str], int]]:
     return chains
 
 
+def _run_values(values: Iterable[str]) -> list[str]:
+    """The values whose runs count: each value and, of one on one line, its rewritten
+    forms (`rewritten_forms`), as a run of a value reversed or recased (`rev .env | cut
+    -c1-20`) is as much of it as a run of the value. A value made of words and numbers
+    (`my_database_password_1`) keeps its mirror image alone: recased, its runs are names
+    ordinary text holds (`MY_DATABASE_PASSWORD`)."""
+    found = set(values)
+    for value in values:
+        if "\n" in value or "\r" in value:
+            continue
+        if all(_WORD_OR_NUMBER.fullmatch(piece) for piece in _PIECE_SEPARATORS.split(value)):
+            found.add(value[::-1])
+        else:
+            found |= rewritten_forms(value)
+    return sorted(found)
+
+
+_PIECE_SEPARATORS = re.compile(r"[-_.]")
+_WORD_OR_NUMBER = re.compile(r"[A-Za-z]*|[0-9]+")
+
+
 def _dump_fragments(values: Iterable[str]) -> list[list[str]]:
     """Each value (up to `MAX_DUMP_BYTES`) as a hex dump shows it, its digits in either
     case, at either parity of its offset, and a token-like one spaced out (`_DUMP_GAP`).
@@ -268,7 +289,7 @@ class SecretForms:
         dumps = _dump_fragments(values)
         alternation = trie_pattern([*_all_fragments(forms, percent_forms), *dumps], spans_lines)
         finders: tuple[SpanFinder, ...] = (
-            RunFinder(values),
+            RunFinder(_run_values(values)),
             DumpFinder(values),
             SpacedFinder(values),
             EscapeFinder(values),
@@ -509,14 +530,15 @@ def material_lines(value: str) -> set[str]:
     private key's line that encodes no private byte (`agent_cli.public_key_lines`: its
     modulus, say, which the key's public PEM, `.pub` or JWK holds too, and shows). A
     private key's body line needs no mix of cases and digits: a short last line of
-    base64 may have no digit, and it is key material all the same."""
-    lines = _LINE_BREAKS.split(value)
+    base64 may have no digit, and it is key material all the same. Lines are read without
+    the blanks that indent them (a key in a YAML block)."""
+    lines = [line.strip(" \t") for line in _LINE_BREAKS.split(value)]  # (a key in YAML)
     if len(lines) == 1:
         return set()
     body_lines = {
         line
         for body in pem_key_bodies(value)
-        for line in _LINE_BREAKS.split(body)
+        for line in (each.strip(" \t") for each in _LINE_BREAKS.split(body))
         if len(line) >= MIN_MATERIAL_LINE_CHARS and _BASE64_LINE.fullmatch(line)
     }
     material = {line for line in lines if _is_material(line)} | body_lines

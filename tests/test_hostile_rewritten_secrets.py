@@ -50,6 +50,42 @@ def toolbox(tmp_path: Path, environment: dict[str, str]) -> Toolbox:
     )
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rev .env | cut -c1-24",
+        "rev .env | cut -c5-28",
+        "tr a-z A-Z < .env | cut -c14-40",
+        "tr A-Z a-z < .env | cut -c1-34",
+        "rev .env | tr a-z A-Z | cut -c1-20",
+    ],
+)
+def test_a_cut_piece_of_a_reversed_or_recased_value_is_hidden(tmp_path, command):
+    """Left by session 31: a run of a reversed or recased value, cut by `cut`, went out
+    while the same run of the value itself was hidden (`secret_runs`)."""
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    box = toolbox(tmp_path, {"GITHUB_TOKEN": TOKEN})
+    content = box.run("bash", {"command": command}).content
+    assert REDACTED_MARK in content, (command, content)
+    for form in [TOKEN, *forms_of(TOKEN)]:
+        for start in range(len(form) - 20 + 1):
+            assert form[start : start + 20] not in content, (command, content)
+
+
+@pytest.mark.parametrize(
+    ("secret", "text"),
+    [
+        ("my_database_password_1", "grep -n MY_DATABASE_PASSWORD config/settings.py"),
+        ("Postgres_Password_2024", "env: POSTGRES_PASSWORD_2 is set"),
+        ("Kubernetes-Production-1", "namespace kubernetes-production-eu"),
+    ],
+)
+def test_a_recased_run_of_a_value_made_of_words_is_an_ordinary_name(secret, text):
+    """(the review of the runs above) a password of words and a number, upper-cased, is
+    an environment variable's or a namespace's name: only whole forms of it are hidden."""
+    assert SecretRedactor([secret]).redact(text).text == text
+
+
 def test_the_forms_are_the_mirror_image_and_both_cases_and_never_the_value_itself():
     assert rewritten_forms(TOKEN) == set(forms_of(TOKEN))
     assert rewritten_forms("1234567890123456") == {"6543210987654321"}  # no letter to change

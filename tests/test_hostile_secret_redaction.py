@@ -226,12 +226,24 @@ ENCODINGS = {
 }
 
 
+def overlaps_the_mark(secret: str) -> bool:
+    """Whether `secret` could be read in `REDACTED_MARK` beside other text: it lies
+    inside the mark, or begins with an end of it, or ends with a start of it (Hypothesis
+    drew `[REDACTE`, which the mark itself then "held")."""
+    ends = range(1, len(REDACTED_MARK) + 1)
+    return (
+        secret in REDACTED_MARK
+        or any(secret.startswith(REDACTED_MARK[-size:]) for size in ends)
+        or any(secret.endswith(REDACTED_MARK[:size]) for size in ends)
+    )
+
+
 @pytest.mark.fuzz
 @fuzz_settings(0.2)
 @given(
-    secret=st.text(
-        st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=8, max_size=60
-    ).filter(lambda text: text.strip() == text and "\n" not in text and "\r" not in text),
+    secret=st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=8, max_size=60)
+    .filter(lambda text: text.strip() == text and "\n" not in text and "\r" not in text)
+    .filter(lambda text: not overlaps_the_mark(text)),
     before=st.binary(max_size=40),
     after=st.binary(max_size=40),
     encoding=st.sampled_from(sorted(ENCODINGS)),

@@ -401,3 +401,18 @@ def test_a_line_that_ends_on_a_private_numbers_sign_octet_is_shown():
     data_line = next(line for line in lines if line.endswith("AQKCAQEA"))
     assert data_line in public_key_lines(pem)
     assert SecretRedactor([pem]).redact(data_line).text == data_line
+
+
+def test_a_key_indented_in_yaml_hides_the_same_lines_as_the_key_itself():
+    # (the review of session 32) a key in a YAML block (`tls.key: |`) is read with its
+    # indentation kept: none of its lines was material, each was shown printed alone
+    pem = _made_key(lambda pem: True)
+    indented = "\n".join("    " + line for line in pem.splitlines())
+    plain, yaml = SecretRedactor([pem]), SecretRedactor([f"stringData:\n  tls.key: |\n{indented}"])
+    body = pem.splitlines()[1:-1]
+    hidden = {line for line in body if plain.redact(line).text == REDACTED_MARK}
+    assert len(hidden) > len(body) // 2  # the check can fail
+    for line in body:
+        expected = f"    {REDACTED_MARK}" if line in hidden else f"    {line}"
+        assert yaml.redact(f"    {line}").text == expected
+    assert public_key_lines(indented) == public_key_lines(pem)

@@ -556,6 +556,15 @@ def test_another_agents_name_for_the_usage_command_suggests_stats(typed):
     assert shown == said
 
 
+@pytest.mark.parametrize("typed", ["/post", "/host", "/use", "/stage", "/usa"])
+def test_a_word_merely_near_another_agents_name_gets_no_hint(typed):
+    repl = make_repl()
+    repl.handle_line(typed)
+    assert (
+        repl.console.export_text().strip() == f"unknown command {typed}: /help lists the commands"
+    )
+
+
 def test_a_session_error_from_a_command_is_one_line():
     repl = make_repl()
     repl.handle_line("/done P7")

@@ -153,6 +153,8 @@ JWT = (
         ("npx", ("-y", GHP), {GHP}),
         ("srv", ("--profile", "default", "-y", GHP), {GHP}),
         ("npx", ("-y", "supabase-mcp", JWT), {JWT}),  # left by session 31
+        ("srv", (f"--anon={JWT}",), {JWT}),  # after `=` under a name no credential's
+        ("env", (f"SUPA={GHP}", "srv"), {GHP}),
     ],
 )
 def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):

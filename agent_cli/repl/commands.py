@@ -173,10 +173,12 @@ def suggest_command(name: str) -> str | None:
     prefixed = [candidate for candidate in COMMANDS if candidate.startswith(typed)]
     if len(prefixed) == 1:
         return prefixed[0]
-    close = difflib.get_close_matches(typed, [*known, *OTHER_AGENTS_NAMES], n=1, cutoff=0.75)
-    if not close:
-        return None
-    return OTHER_AGENTS_NAMES.get(close[0]) or ALIASES.get(close[0], close[0])
+    close = difflib.get_close_matches(typed, known, n=1, cutoff=0.75)
+    if close:
+        return ALIASES.get(close[0], close[0])
+    # a plural or a letter off only (`/costs`, `/token`): these names are short
+    other = difflib.get_close_matches(typed, OTHER_AGENTS_NAMES, n=1, cutoff=0.85)
+    return OTHER_AGENTS_NAMES[other[0]] if other else None
 
 
 def usage_of(name: str) -> str | None:

@@ -277,7 +277,7 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
 
 def _assignment_credentials(name: str, value: str) -> Iterator[str]:
     """Of `NAME=value` or `--flag=value` (one dash or two), the value when the name looks
-    like a credential; of a flag's value that is itself `NAME=value` (docker's
+    like a credential or the value is a key by its shape (`has_prefixed_key`); of a flag's value that is itself `NAME=value` (docker's
     `--env=GITHUB_TOKEN=X`, `--build-arg=NPM_TOKEN=X`), that value when so named."""
     if not _ARGUMENT_NAME.fullmatch(name):
         return
@@ -285,6 +285,8 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
         # `--password=${DB_PASS}` names a value elsewhere; `--credentials=~/sa.json`, a file
         if not is_placeholder(value) and not holds_no_secret(name.lstrip("-"), value):
             yield from header_credentials(value)
+    elif has_prefixed_key(value):  # `--anon=eyJ...`, `KEY=ghp_...`: a key by its shape
+        yield value
     elif name.startswith("-"):
         inner_name, equals, inner_value = value.partition("=")
         if equals and not inner_name.startswith("-"):
