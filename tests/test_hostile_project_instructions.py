@@ -258,4 +258,5 @@ def test_reload_says_when_it_redacted_a_secret(tmp_path: Path) -> None:
     (tmp_path / "AGENTS.md").write_text(f"{RULE}\nkey {SECRET} and again {SECRET}\n")
     line = build_instructions_reloaded(session.reload_project_instructions()).plain
     assert "reloaded AGENTS.md" in line and "holds 2 secret values" in line
+    assert "Take them out of the file" in line
     assert SECRET not in line and SECRET not in session.project_instructions.text

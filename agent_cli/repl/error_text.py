@@ -1045,12 +1045,12 @@ def describe_instructions_redaction(
 ) -> str:
     """One line when secrets were taken out of the text requests carry (`one_shot`:
     `-p`, whose next run reads the file again, has no /reload)."""
-    noun = "value" if redacted == 1 else "values"
+    noun, them = ("value", "it") if redacted == 1 else ("values", "them")
     then = "the next run reads it" if one_shot else "run /reload"
     return (
         f"Project instructions: {source} holds {redacted} secret {noun} that "
         f"agent-cli holds (an API key or token); requests carry {REDACTED_MARK} instead. "
-        f"Take it out of the file; then {then}."
+        f"Take {them} out of the file; then {then}."
     )
 
 
