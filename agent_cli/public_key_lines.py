@@ -107,8 +107,8 @@ def _read_block(body: str) -> _Block | None:
 def _private_spans(data: bytes) -> list[tuple[int, int]]:
     """Where in the key's octets `data` its private numbers stand, as (start, end): each
     number as the key holds it (a DER INTEGER's content less its sign octet, an EC
-    key's octets at its curve's width) or, where it is not held so (an OpenSSH mpint of a padded EC scalar),
-    in its fewest octets; every place it stands. A number the key does not hold (OpenSSH's
+    key's octets at its curve's width) or, where it is not held so (an OpenSSH mpint of
+    a padded EC scalar), in its fewest octets; every place it stands. A number the key does not hold (OpenSSH's
     d mod (p-1), computed) stands nowhere."""
     spans: list[tuple[int, int]] = []
     for number in map(_without_sign_octet, key_numbers(data)):

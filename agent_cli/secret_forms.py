@@ -491,8 +491,8 @@ def encoded_forms(secret: str) -> set[str]:
     `spellings`, with its line breaks as LF, CRLF and CR (a key file checked out with
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its
     `escaped_forms`, its `misdecoded_forms` and `_utf16_printed_forms`, its
-    `rewritten_forms` (reversed, upper and lower case; of a value on one line), and the forms of
-    its UTF-8 bytes (`secret_encodings.byte_forms`: hex in both cases, Python's bytes
+    `rewritten_forms` (reversed, upper and lower case; of a value on one line), and the
+    forms of its UTF-8 bytes (`secret_encodings.byte_forms`: hex in both cases, Python's bytes
     `repr`, base64 on its own, which a private key's numbers take too; `stream_forms`:
     base64 and base32 at every alignment and in both alphabets of each)."""
     forms: set[str] = set()
@@ -532,7 +532,7 @@ def material_lines(value: str) -> set[str]:
     private key's body line needs no mix of cases and digits: a short last line of
     base64 may have no digit, and it is key material all the same. Lines are read without
     the blanks that indent them (a key in a YAML block)."""
-    lines = [line.strip(" \t") for line in _LINE_BREAKS.split(value)]  # (a key in YAML)
+    lines = [line.strip(" \t") for line in _LINE_BREAKS.split(value)]
     if len(lines) == 1:
         return set()
     body_lines = {

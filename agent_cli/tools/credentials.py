@@ -277,8 +277,9 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
 
 def _assignment_credentials(name: str, value: str) -> Iterator[str]:
     """Of `NAME=value` or `--flag=value` (one dash or two), the value when the name looks
-    like a credential or the value is a key by its shape (`has_prefixed_key`); of a flag's value that is itself `NAME=value` (docker's
-    `--env=GITHUB_TOKEN=X`, `--build-arg=NPM_TOKEN=X`), that value when so named."""
+    like a credential or the value is a key by its shape (`has_prefixed_key`); of a
+    flag's value that is itself `NAME=value` (docker's `--env=GITHUB_TOKEN=X`,
+    `--build-arg=NPM_TOKEN=X`), that value when so named."""
     if not _ARGUMENT_NAME.fullmatch(name):
         return
     if is_credential_name(name.lstrip("-")):
