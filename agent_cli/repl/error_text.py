@@ -507,6 +507,20 @@ def _workspace_missing(exc: e.WorkspaceMissing) -> str:
     )
 
 
+def _held_results_lost(exc: e.HeldResultsLost) -> str:
+    """Held tool results a closing session could not record: how many, why, and what makes
+    the session's next write work. A file-size limit holds for the process started under
+    it, so raising it "before going on" in this run would not help (`describe_limit_restart`)."""
+    head = (
+        f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
+        f"recorded ({_c(_failed_write(exc.reason))}) and are lost; a resumed session tells "
+        "the model the result was not recorded."
+    )
+    if exc.reason == "EFBIG":
+        return f"{head} {describe_limit_restart(go_on_with_session(exc.session_id))}"
+    return f"{head} {_capital(describe_folder_fix(exc.reason))} before going on"
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
     e.PasteNotKept: lambda exc: (
@@ -529,12 +543,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"{_c(exc.path, 300)} is {_FILE_KINDS.get(exc.kind, 'not a regular file')}, not a "
         "regular file; agent-cli did not open it. Move it out of the way and try again"
     ),
-    e.HeldResultsLost: lambda exc: (
-        f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
-        f"recorded ({_c(_failed_write(exc.reason))}) and are lost; a resumed session tells "
-        f"the model the result was not recorded. {_capital(describe_folder_fix(exc.reason))} "
-        "before going on"
-    ),
+    e.HeldResultsLost: _held_results_lost,
     e.ConfigError: _config,
     e.WorkspaceGone: describe_workspace_gone,
     e.WorkspaceMissing: _workspace_missing,
