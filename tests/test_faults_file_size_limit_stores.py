@@ -24,7 +24,7 @@ from faults_support import notices, turn_end
 from session_support import ScriptedProvider, drain, make_session, workspace_with
 from test_faults_file_size_limit import LimitedFile
 
-from agent_cli.errors import ArtifactWriteFailed, TranscriptWriteFailed
+from agent_cli.errors import ArtifactWriteFailed, HeldResultsLost, TranscriptWriteFailed
 from agent_cli.events import Notice
 from agent_cli.repl.error_text import describe_error, notice_text
 
@@ -76,6 +76,18 @@ def test_a_repl_command_whose_transcript_record_meets_the_limit_names_no_repl_co
     assert "/resume" not in said.replace("--resume", "")
     new = describe_error(TranscriptWriteFailed(SESSION, "EFBIG", session_kept=False))
     assert RESTART in new and "run agent-cli again" in new and "/new" not in new
+
+
+def test_results_lost_at_the_limit_say_to_restart_not_to_raise_it_before_going_on() -> None:
+    """Session 31's left item: "Raise the file-size limit (ulimit -f) before going on",
+    said as a session closes (at exit, `/new`, `/resume`): raising it in the shell does
+    nothing for this run, and going on in it meets the limit again."""
+    said = describe_error(HeldResultsLost(SESSION, 2, "EFBIG"))
+    assert "2 tool result(s)" in said and "file-size limit" in said, said
+    assert RESTART in said and f"go on with `agent-cli --resume {SESSION}`" in said, said
+    assert "before going on" not in said and "/resume" not in said.replace("--resume", "")
+    full = describe_error(HeldResultsLost(SESSION, 2, "ENOSPC"))
+    assert "Free disk space before going on" in full  # other causes as before
 
 
 def run_repl(workspace: Path, home: Path, lines: str, limit: int | None = None):

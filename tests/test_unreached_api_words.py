@@ -23,13 +23,22 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fake_anthropic import DropConnection, start_fake_server
 from faults_support import notices
 from session_support import drain, make_session, workspace_with
+from test_model_command import Context
 
+from agent_cli.errors import ProviderRequestFailed, SummarizerFailed
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.endpoint_answers import shown_url
-from agent_cli.repl.error_text import notice_text
+from agent_cli.repl.error_text import (
+    describe_failed_request,
+    describe_failed_summary,
+    explain_models_api_problem,
+    notice_text,
+)
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.session.model_choice import list_models
 
 API_KEY = "sk-ant-unreached-FAKE-7"
 PASSWORD = "hunter2-gateway-pass"
@@ -163,3 +172,80 @@ def test_an_id_in_the_base_url_path_is_named_and_a_dotenv_secret_is_not(
     shown = f"http://127.0.0.1:{port}/deployments/{PATH_IDS[0]}/{REDACTED_MARK}"
     assert f"the connection to {shown} failed" in said, said
     assert GATEWAY_TOKEN not in said
+
+
+# --- a summary request and the Models API name the URL the same way (session 31's item) ---
+
+
+def test_a_summary_request_whose_connection_drops_names_the_base_url(tmp_path: Path) -> None:
+    """`/compact` whose summary request loses its connection each time: the warning said
+    "the connection to the API failed or dropped"; it names where the request went, as a
+    turn's failure does (the real SDK against the fake API)."""
+    note = "a line of the notes we keep\n" * 300  # room a summary would free
+    with start_fake_server(api_key=API_KEY) as server:
+        provider = AnthropicProvider(
+            API_KEY, "claude-test", base_url=server.base_url, sleep=lambda s: None, max_retries=1
+        )
+        session = make_session(workspace_with(tmp_path), provider, keep_recent=1)
+        try:
+            for n in range(3):
+                drain(session.run_turn(f"note {n}: {note}"))
+            server.enqueue(DropConnection(), DropConnection())  # both attempts
+            [failed] = notices(drain(session.compact_now()), "summary_failed")
+            said = notice_text(failed)
+        finally:
+            session.close()
+    assert f"the connection to {server.base_url} failed or dropped;" in said, said
+    assert "check ANTHROPIC_BASE_URL" in said and "after 2 attempts" in said
+    assert "try /compact again later" in said
+
+
+@pytest.mark.parametrize("kind", ["connection", "timeout"])
+def test_a_failed_summary_request_names_the_url_by_the_same_words_as_a_turn(kind: str) -> None:
+    url = "https://gw.example.com/relay/v1/messages"
+    cause = ProviderRequestFailed(kind, attempts=3, url=url)
+    summary = describe_failed_summary(
+        "summary_failed", SummarizerFailed("provider_error", provider_failure=cause), forced=False
+    )
+    turn = describe_failed_request(cause)
+    base = "https://gw.example.com/relay"
+    assert base in summary and "/v1/messages" not in summary, summary
+    assert turn.split(": ", 1)[1].split(". ")[0] in summary  # the turn's own advice
+
+
+def model_list_words(tmp_path: Path, base_url: str, dotenv: str = "") -> str:
+    """What `/model` shows when the Models API at `base_url` cannot be used."""
+    provider = AnthropicProvider(API_KEY, "claude-test", base_url=base_url)
+    files = {".env": dotenv} if dotenv else None
+    session = make_session(workspace_with(tmp_path, files), provider)
+    try:
+        return Context(session).run("/model")
+    finally:
+        session.close()
+
+
+def test_model_listing_over_a_refused_connection_names_the_base_url(tmp_path: Path) -> None:
+    port = closed_port()
+    said = model_list_words(tmp_path, f"http://127.0.0.1:{port}")
+    assert "from agent-cli's model table" in said, said
+    assert f"the connection to http://127.0.0.1:{port} failed or dropped;" in said, said
+    assert "check ANTHROPIC_BASE_URL" in said and "/v1/models" not in said
+
+
+def test_model_listing_names_the_base_url_without_its_credentials(tmp_path: Path) -> None:
+    port = closed_port()
+    base = f"http://u:{PASSWORD}@127.0.0.1:{port}/gw/{PATH_KEY}/{GATEWAY_TOKEN}?key={QUERY_KEY}"
+    said = model_list_words(tmp_path, base, dotenv=f"GATEWAY_TOKEN={GATEWAY_TOKEN}\n")
+    shown = f"http://127.0.0.1:{port}/gw/{REDACTED_MARK}/{REDACTED_MARK}"
+    assert f"the connection to {shown} failed" in said, said
+    for secret in (PASSWORD, QUERY_KEY, PATH_KEY, GATEWAY_TOKEN, "u:", API_KEY):
+        assert secret not in said
+
+
+def test_a_models_api_that_does_not_answer_in_time_names_the_base_url() -> None:
+    with server_that_never_answers() as port:
+        provider = AnthropicProvider(API_KEY, "claude-test", base_url=f"http://127.0.0.1:{port}")
+        listing = list_models(provider, timeout_seconds=0.5)
+    said = explain_models_api_problem(listing.problem, listing.url)
+    assert f"http://127.0.0.1:{port} did not answer in time" in said, said
+    assert "check ANTHROPIC_BASE_URL" in said

@@ -179,7 +179,7 @@ class AnthropicProvider:
             if failure is None:  # an answer the SDK or its transport could not take
                 raise ProviderRequestFailed("failed") from None
             raise ProviderRequestFailed(
-                failure.kind, status=failure.status, detail=failure.detail
+                failure.kind, status=failure.status, detail=failure.detail, url=failure.url or None
             ) from None
 
     def _stream_attempt(

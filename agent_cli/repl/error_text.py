@@ -507,6 +507,20 @@ def _workspace_missing(exc: e.WorkspaceMissing) -> str:
     )
 
 
+def _held_results_lost(exc: e.HeldResultsLost) -> str:
+    """Held tool results a closing session could not record: how many, why, and what makes
+    the session's next write work. A file-size limit holds for the process started under
+    it, so raising it "before going on" in this run would not help (`describe_limit_restart`)."""
+    head = (
+        f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
+        f"recorded ({_c(_failed_write(exc.reason))}) and are lost; a resumed session tells "
+        "the model the result was not recorded."
+    )
+    if exc.reason == "EFBIG":
+        return f"{head} {describe_limit_restart(go_on_with_session(exc.session_id))}"
+    return f"{head} {_capital(describe_folder_fix(exc.reason))} before going on"
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
     e.PasteNotKept: lambda exc: (
@@ -529,12 +543,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"{_c(exc.path, 300)} is {_FILE_KINDS.get(exc.kind, 'not a regular file')}, not a "
         "regular file; agent-cli did not open it. Move it out of the way and try again"
     ),
-    e.HeldResultsLost: lambda exc: (
-        f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
-        f"recorded ({_c(_failed_write(exc.reason))}) and are lost; a resumed session tells "
-        f"the model the result was not recorded. {_capital(describe_folder_fix(exc.reason))} "
-        "before going on"
-    ),
+    e.HeldResultsLost: _held_results_lost,
     e.ConfigError: _config,
     e.WorkspaceGone: describe_workspace_gone,
     e.WorkspaceMissing: _workspace_missing,
@@ -772,7 +781,9 @@ def describe_failed_request(error: BaseException | None) -> str:
         return describe_wrong_endpoint(error)
     if is_foreign_stream(error):
         return describe_foreign_stream(error)
-    advice = _unreached_advice(error) or _PROVIDER_ADVICE.get(error.kind, "the request failed")
+    advice = _unreached_advice(error.kind, error.url) or _PROVIDER_ADVICE.get(
+        error.kind, "the request failed"
+    )
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
     detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
@@ -788,18 +799,21 @@ def describe_failed_request(error: BaseException | None) -> str:
     )
 
 
-# The path the SDK adds to ANTHROPIC_BASE_URL for a Messages request.
+# The paths the SDK adds to ANTHROPIC_BASE_URL: a Messages request's, the Models API's.
 MESSAGES_PATH = "/v1/messages"
+MODELS_PATH = "/v1/models"
 
 
-def _unreached_advice(error: e.ProviderRequestFailed) -> str | None:
-    """For a connection that failed and a timeout: the base URL the request went to (its
-    credentials already left out, `endpoint_answers.shown_url`) and what to check, so a
-    wrong ANTHROPIC_BASE_URL (a port nothing listens on) is seen; None without a URL."""
-    if error.kind not in ("connection", "timeout") or not error.url:
+def _unreached_advice(kind: str, url: str | None) -> str | None:
+    """For a connection that failed and a timeout (a turn's, a summary's, the Models
+    API's): the base URL the request went to (its credentials already left out,
+    `endpoint_answers.shown_url`) and what to check, so a wrong ANTHROPIC_BASE_URL (a port
+    nothing listens on) is seen; None without a URL."""
+    if kind not in ("connection", "timeout") or not url:
         return None
-    base = error.url.removesuffix(MESSAGES_PATH) or error.url
-    if error.kind == "connection":
+    path = next((p for p in (MESSAGES_PATH, MODELS_PATH) if url.endswith(p)), "")
+    base = url.removesuffix(path) or url
+    if kind == "connection":
         return (  # refused, or dropped mid-answer: the transport's errors are alike
             f"the connection to {_c(base, 120)} failed or dropped; check ANTHROPIC_BASE_URL "
             "(where requests go) and the network"
@@ -995,8 +1009,12 @@ MODELS_API_PROBLEMS = {
 }
 
 
-def explain_models_api_problem(problem: str | None) -> str:
-    """Why `/model` lists the built-in table instead of the Models API's answer."""
+def explain_models_api_problem(problem: str | None, url: str | None = None) -> str:
+    """Why `/model` lists the built-in table instead of the Models API's answer; a
+    connection that failed or a timeout names the base URL it went to (`url`, shown)."""
+    unreached = _unreached_advice(str(problem), url)
+    if unreached is not None:
+        return f"the Models API could not be used: {unreached}"
     return MODELS_API_PROBLEMS.get(str(problem), f"the Models API failed ({problem})")
 
 
@@ -1252,7 +1270,9 @@ def _summary_failure(error: e.SummarizerFailed) -> str:
     if failed is not None:
         tries = f" after {failed.attempts} attempts" if failed.attempts > 1 else ""
         status = f" (HTTP {failed.status})" if failed.status else ""
-        cause = _SUMMARY_REQUEST_CAUSES.get(failed.kind)
+        cause = _unreached_advice(failed.kind, failed.url) or _SUMMARY_REQUEST_CAUSES.get(
+            failed.kind
+        )
         if cause is None:
             said = f": {_c(failed.detail, 160)}" if failed.detail else f" ({_c(failed.kind, 40)})"
             cause = f"the API refused it{said}"

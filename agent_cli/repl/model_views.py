@@ -81,8 +81,8 @@ def build_model_list(current: ModelInfo, listing: ModelListing) -> Group:
 def _describe_source(listing: ModelListing) -> str:
     if listing.source == "api":
         return "models (from the Models API):"
-    why = explain_models_api_problem(listing.problem)
-    return f"models (from agent-cli's model table; {clip_line(why, 80)}):"
+    why = explain_models_api_problem(listing.problem, listing.url)
+    return f"models (from agent-cli's model table; {clip_line(why, 240)}):"
 
 
 def build_offline_model(model: str) -> Text:

@@ -496,7 +496,7 @@ class Session:
 
     def list_models(self) -> ModelListing:
         """`/model`: the models to choose from (Models API, else the model table)."""
-        return list_models(self.provider)
+        return list_models(self.provider, secrets=self.toolbox.secret_forms)
 
     def remember(self, text: str) -> DurableFact:
         """Add a fact; refused (`DurableBlockTooLarge`, nothing recorded) when with it the

@@ -12,8 +12,9 @@ written to the transcript and shown in the banner and `stats`). An id the model 
 not know is accepted: the API is the judge of what exists, and a 404 says how to choose
 again; the table only decides the window and the prices.
 
-`list_models(provider)` asks the provider's Models API when it has one (a short timeout)
-and falls back to the model table, saying why.
+`list_models(provider, secrets=...)` asks the provider's Models API when it has one (a
+short timeout) and falls back to the model table, saying why, with the URL of a request
+that failed, redacted of the session's secrets as a turn's failure is (`shown_errors`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from agent_cli.errors import ModelSwitchRefused, ProviderError, ProviderRequestF
 from agent_cli.models import MODEL_ID, MODEL_TABLE, ModelInfo, lookup_model
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.session.log import MODEL_CHANGED, SessionLog
+from agent_cli.session.shown_errors import without_secrets
 
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider
@@ -45,6 +47,7 @@ class ModelListing:
     models: tuple[ListedModel, ...]
     source: str  # "api" (the Models API) or "table" (the built-in model table)
     problem: str | None = None  # why the Models API was not used, as a failure kind
+    url: str | None = None  # where its request went (shown, no secret), when it failed
 
 
 def switch_model(
@@ -63,12 +66,20 @@ def switch_model(
     return lookup_model(model_id)
 
 
-def list_models(provider: Provider, timeout_seconds: float = LIST_TIMEOUT_SECONDS) -> ModelListing:
-    """The models to choose from: the Models API's list, else the model table."""
+def list_models(
+    provider: Provider,
+    timeout_seconds: float = LIST_TIMEOUT_SECONDS,
+    secrets: SecretForms = NO_SECRETS,
+) -> ModelListing:
+    """The models to choose from: the Models API's list, else the model table, with why
+    and, for a failed request, its URL redacted of the session's `secrets`."""
+    url = None
     try:
         entries = provider.list_models(timeout_seconds)
     except ProviderRequestFailed as failed:
         problem = failed.kind
+        shown = without_secrets(failed, secrets)
+        url = shown.url if isinstance(shown, ProviderRequestFailed) else None
     except ProviderError:
         problem = "failed"
     else:
@@ -76,7 +87,7 @@ def list_models(provider: Provider, timeout_seconds: float = LIST_TIMEOUT_SECOND
             return ModelListing(tuple(_from_api(entries)), "api")
         problem = "not_offered"
     table = tuple(ListedModel(info.model_id, info.display_name, None, True) for info in MODEL_TABLE)
-    return ModelListing(table, "table", problem)
+    return ModelListing(table, "table", problem, url)
 
 
 def _from_api(entries: list[dict[str, Any]]) -> list[ListedModel]:
