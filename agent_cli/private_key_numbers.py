@@ -29,8 +29,6 @@ value over `MAX_VALUE_CHARS` characters is not read, at most `MAX_BLOCKS` blocks
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
 from agent_cli.der_reader import (
@@ -42,6 +40,7 @@ from agent_cli.der_reader import (
     read_single,
 )
 from agent_cli.openssh_key_numbers import OPENSSH_MAGIC, openssh_private_numbers
+from agent_cli.secret_encodings import decode_base64
 
 MAX_VALUE_CHARS = 256 * 1024
 MAX_BLOCKS = 16
@@ -93,7 +92,7 @@ def pem_key_bodies(value: str) -> list[str]:
 def decoded_body(text: str) -> bytes | None:
     """The octets of a key's base64 `text` (either alphabet, padding optional, its line
     breaks, blanks and `\\n` escapes left out), or None when it is no base64."""
-    return _decoded(_compact(text))
+    return decode_base64(_compact(text))
 
 
 def _may_hold_key(value: str) -> bool:
@@ -113,19 +112,6 @@ def _key_data(value: str) -> list[bytes]:
 def _compact(text: str) -> str:
     """`text` without white space and without line breaks written `\\n` (a `.env` value)."""
     return _ESCAPED_BREAKS.sub("", text)
-
-
-def _decoded(text: str) -> bytes | None:
-    """The octets of base64 `text` (either alphabet, padding optional), or None."""
-    if not text:
-        return None
-    padded = text.rstrip("=") + "=" * (-len(text.rstrip("=")) % 4)
-    try:
-        if "-" in padded or "_" in padded:
-            return base64.b64decode(padded, altchars=b"-_", validate=True)
-        return base64.b64decode(padded, validate=True)
-    except (binascii.Error, ValueError):
-        return None
 
 
 def _numbers_of(data: bytes) -> tuple[bytes, ...]:

@@ -37,6 +37,9 @@ Contract:
 - `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
   alone inside a longer encoded stream; `aligned_base32` the same for base32 (`base32`,
   `basenc --base32hex`: 5-byte groups, 8 characters each).
+- `decode_base64(text)`: the other way, the octets base64 `text` stands for (either
+  alphabet, `=` padding optional), or None when it is no base64: how a value kept encoded
+  is read back (a private key's body, a credential a CI variable holds in base64).
 
 Matching is done on these forms rather than on a normalised copy of the text: a
 normalised copy has other offsets, and every cut, line and window is placed on the text
@@ -46,6 +49,7 @@ as it is. A value mixing spellings inside itself (half NFC, half NFD) is not cau
 from __future__ import annotations
 
 import base64
+import binascii
 import codecs
 import json
 import re
@@ -274,3 +278,16 @@ def _aligned(data: bytes, alignment: int, encode: Callable[[bytes], bytes], *, b
     first = (alignment * 8 + bits - 1) // bits  # characters that mix in the bytes before
     last = (alignment + len(data)) * 8 // bits  # characters made only of known bits
     return encoded[first:last]
+
+
+def decode_base64(text: str) -> bytes | None:
+    """The octets of base64 `text` (either alphabet, padding optional), or None."""
+    if not text:
+        return None
+    padded = text.rstrip("=") + "=" * (-len(text.rstrip("=")) % 4)
+    try:
+        if "-" in padded or "_" in padded:
+            return base64.b64decode(padded, altchars=b"-_", validate=True)
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None

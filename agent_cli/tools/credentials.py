@@ -78,6 +78,14 @@ asked here of variables, keys, flags and header names.
   assignment (`GITHUB_TOKEN=X exec srv`: `X`), not as one value. A flag's or a
   `NAME=`'s value that is a placeholder (`tools.placeholders`: `--password=${DB_PASS}`)
   is none.
+- `decoded_credentials(value)`: of a credential kept in base64 (as CI variables keep a
+  registry's `user:password`, a service-account key or a kubeconfig: `GCP_SA_KEY`,
+  `REGISTRY_AUTH`, `KUBECONFIG_DATA`), what it decodes to when that is text (UTF-8,
+  printable but for line breaks and tabs), whole and trimmed; the password of a
+  `user:password` so decoded; and the credentials inside the text
+  (`credentials_inside`), each read the same way in turn, `MAX_DECODINGS` deep. A
+  command that decodes the value (`base64 -d`) prints the secret itself, not a form of
+  it. A value whose octets are no text (a random key, a hex digest) decodes to nothing.
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -88,6 +96,7 @@ import binascii
 import re
 from collections.abc import Iterator, Sequence
 
+from agent_cli.secret_encodings import decode_base64
 from agent_cli.tools.connection_credentials import connection_passwords
 from agent_cli.tools.credential_names import is_credential_name, name_parts
 from agent_cli.tools.dotenv_json import json_pairs
@@ -199,6 +208,42 @@ def credentials_inside(value: str) -> Iterator[str]:
     yield from _authorization_credentials(value)
     yield from _written_header_credentials(value)
     yield from _private_key_blocks(value)
+
+
+MAX_DECODINGS = 3  # a credential encoded in base64 inside one encoded so, and once more
+_BASE64_TEXT = re.compile(r"[A-Za-z0-9+/_\-\s]{12,}={0,2}\s*")
+_TEXT_BLANKS = frozenset("\n\r\t")
+
+
+def decoded_credentials(value: str, depth: int = MAX_DECODINGS) -> Iterator[str]:
+    """What a credential kept in base64 decodes to, and the credentials in that (module
+    contract)."""
+    text = _decoded_text(value)
+    if text is None or depth <= 0:
+        return
+    yield text
+    user, colon, password = text.partition(":")
+    if colon and user and not any(c.isspace() for c in text):
+        yield password  # `user:password`, as a registry's `auth` holds it
+    yield from decoded_credentials(text, depth - 1)  # (encoded twice)
+    for inside in credentials_inside(text):
+        yield inside
+        yield from decoded_credentials(inside, depth - 1)
+
+
+def _decoded_text(value: str) -> str | None:
+    """The text base64 `value` (either alphabet, wrapped on lines or not) stands for,
+    trimmed, or None when it is no base64 or its octets are no printable UTF-8 text."""
+    if not _BASE64_TEXT.fullmatch(value):
+        return None
+    data = decode_base64("".join(value.split()))
+    try:
+        text = data.decode("utf-8").strip() if data else ""
+    except UnicodeDecodeError:
+        return None
+    if not text or not all(c.isprintable() or c in _TEXT_BLANKS for c in text):
+        return None
+    return text
 
 
 def _authorization_credentials(value: str) -> Iterator[str]:

@@ -35,7 +35,10 @@ no URL (libpq's `password=`, a Go MySQL DSN, Oracle's EZConnect), the value of a
 credential header line (`X-API-Key: ...`, `Cookie: session=...`) whose credential has a
 key's shape, and a PEM/OpenSSH private key block; and of a variable whose name says it
 holds a header list (`OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=...,...`), its
-headers' credentials (`credentials.header_list_credentials`). Values shorter than `MIN_SECRET_CHARS` are left
+headers' credentials (`credentials.header_list_credentials`); and of every value so
+found, what it decodes to when it is base64 of text (`credentials.decoded_credentials`:
+`REGISTRY_AUTH` holding `user:password` encoded, a service-account key in `GCP_SA_KEY`),
+with the password and the credentials inside that. Values shorter than `MIN_SECRET_CHARS` are left
 alone: they would match ordinary text; so is a value that is one ordinary word
 (`credentials.is_ordinary_word`: `POSTGRES_PASSWORD=postgres` would blank `postgres`
 in every image name and path, and grep would miss those lines) unless the user names its
@@ -123,6 +126,7 @@ from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.credentials import (
     argument_credentials,
     credentials_inside,
+    decoded_credentials,
     header_list_credentials,
     holds_no_secret,
     is_ordinary_word,
@@ -199,6 +203,7 @@ def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
             why = _why_not_hidden(candidate, is_named)
             if why is None:
                 values.add(candidate)
+                values.update(_long_enough(decoded_credentials(candidate)))
             elif len(candidate) >= SHORT_WORTH_SAYING:
                 unhidden[name] = why
     ordered = tuple(sorted(values, key=len, reverse=True))
@@ -245,7 +250,8 @@ def collect_mcp_secret_values(
         # "..."]`), a command line written where a program belongs split at blanks
         program = server.command.split() if server.command else []
         values.update(argument_credentials([*program, *server.args]))
-    return _long_enough(values)
+    decoded = (found for value in list(values) for found in decoded_credentials(value))
+    return _long_enough([*values, *decoded])
 
 
 class SecretRedactor:
