@@ -26,6 +26,7 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import recoverable_secrets
 
 from agent_cli.repl.main import main
+from agent_cli.secret_forms import REDACTED_MARK
 
 pytestmark = pytest.mark.e2e
 
@@ -457,16 +458,43 @@ AN_ID = "123e4567-e89b-12d3-a456-426614174000"
 ORDINARY = f"serve @scope/pkg@1.2.3 /srv/data https://example.com/api 8080 {AN_ID} claude-3-5-sonnet-20241022"
 
 
+AWS_ID_BARE = "AKIAIOSFODNN7EXAMPLE"
+AWS_SECRET_BARE = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+UNPREFIXED_BARE = "Xk9mP2qR7sT4vW8yZ1aB3cD5eF6gH0jK"
+COMMIT = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3"
+PLAIN = (
+    f"stdio /home/u/projects/my-app --port=8080 {COMMIT} src/components/Header2/HeaderNavigation"
+)
+
+
+@pytest.mark.parametrize(
+    ("echoed", "died", "keys"),
+    [
+        (
+            ["-y", "some-mcp", GHP_BARE, "--", SK_BARE, *ORDINARY.split()],
+            ["--port", "8080", XOXB_BARE],
+            [GHP_BARE, SK_BARE, XOXB_BARE],
+        ),
+        (  # left by sessions 31 and 32: keys with no service's prefix (session 33)
+            ["-y", "mcp-server-aws", AWS_ID_BARE, AWS_SECRET_BARE, *PLAIN.split()],
+            ["--stdio", UNPREFIXED_BARE],
+            [AWS_ID_BARE, AWS_SECRET_BARE, UNPREFIXED_BARE],
+        ),
+    ],
+)
 def test_a_key_given_bare_in_args_is_hidden_in_mcp_the_start_notice_and_tool_results(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, echoed, died, keys
 ):
     """T3, session 30: `["-y", "some-mcp", "ghp_..."]` or `["--", "sk-live-...", "serve"]`
     (a key given positionally, no flag naming it) was shown wherever the server's command
     line came back: a failed server's start-up warning and /mcp (its stderr), a tool's
     result. Such a word is now that server's secret; the ordinary arguments beside it (a
-    package, a path, a URL, a port, a UUID, a model's name) stay as they are."""
-    echoes = [str(LEAKY), "binary", "-y", "some-mcp", GHP_BARE, "--", SK_BARE, *ORDINARY.split()]
-    dies = [str(LEAKY), "die_with_args", "--port", "8080", XOXB_BARE]
+    package, a path, a URL, a port, a UUID, a model's name) stay as they are. Session 33:
+    so is a key without a service's prefix (`["-y", "mcp-server-aws", "AKIA...",
+    "<secret access key>"]`, a base62 key), by a generated key's shape
+    (`token_shape.has_generated_key_shape`); a path, a flag, a commit SHA stay shown."""
+    echoes = [str(LEAKY), "binary", *echoed]
+    dies = [str(LEAKY), "die_with_args", *died]
     config = "".join(
         f"[mcp_servers.{name}]\n"
         f'command = "{sys.executable}"\n'
@@ -478,12 +506,11 @@ def test_a_key_given_bare_in_args_is_hidden_in_mcp_the_start_notice_and_tool_res
     run = run_repl(tmp_path, config, "what went wrong\n/mcp\n", scripts, monkeypatch=monkeypatch)
     assert run.code == 0 and "seen" in run.shown, run.shown[-2_000:]
     (arguments,) = (result_text(r) for r in tool_results(run.bodies[-1]))
-    said = f"could not connect with -y some-mcp [REDACTED] -- [REDACTED] {ORDINARY}"
-    assert said in arguments
+    hidden = [REDACTED_MARK if word in keys else word for word in echoed]
+    assert f"could not connect with {' '.join(hidden)}" in arguments
     shown = " ".join(run.shown.split())
     notice, mcp = shown.split("> /mcp", 1) if "> /mcp" in shown else (shown, "")
+    words = " ".join(REDACTED_MARK if word in keys else word for word in died)
     for where in (notice, mcp):
-        assert "cannot start with --port 8080 [REDACTED]: the token was refused" in where, shown
-    run.assert_nothing_leaks(
-        [GHP_BARE, SK_BARE, XOXB_BARE, TOKEN, KEY], skip=[run.home / "config.toml"]
-    )
+        assert f"cannot start with {words}: the token was refused" in where, shown
+    run.assert_nothing_leaks([*keys, TOKEN, KEY], skip=[run.home / "config.toml"])

@@ -141,6 +141,17 @@ JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJtY3AtYm90IiwiaWF0IjoxNzAwMDAwMDAwfQ"
     ".Qm9ndXNTaWduYXR1cmVGb3JUZXN0c09ubHkwMTIz"
 )
+# Keys with no service's prefix, generated (session 33): AWS's secret access key, base62,
+# base64url (`secrets.token_urlsafe`), base64 with padding (an Azure storage key).
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+AWS_TEMPORARY_ID = "ASIAY34FZKBOKMUTVV7A"
+BASE62_KEY = "Xk9mP2qR7sT4vW8yZ1aB3cD5eF6gH0jK"
+URLSAFE_KEY = "wrk4fAfjoVP99xE-kOyP2NCF8fb_CsuiplU2XqOSWLU"
+PADDED_KEY = (
+    "VXeN9V+k9uOQJJrTnv4a2o+jfTwco5FtIbs/pHyLowO1m8nHXjgQuj8gTC89ogEd0Y2yZ2LG6vK36J34IwT2wg=="
+)
+SHEET_ID = "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"
+HEX_TOKEN = "9b1c6f0e2d8a4c7b9e3f1a5d6c8b0e2f"  # hex, after a flag that names it
 
 
 @pytest.mark.parametrize(
@@ -155,12 +166,25 @@ JWT = (
         ("npx", ("-y", "supabase-mcp", JWT), {JWT}),  # left by session 31
         ("srv", (f"--anon={JWT}",), {JWT}),  # after `=` under a name no credential's
         ("env", (f"SUPA={GHP}", "srv"), {GHP}),
+        # left by sessions 31 and 32: a key with no prefix given alone (session 33)
+        ("npx", ("-y", "mcp-server-aws", AWS_ID, AWS_SECRET), {AWS_ID, AWS_SECRET}),
+        ("srv", (AWS_TEMPORARY_ID, AWS_SECRET), {AWS_TEMPORARY_ID, AWS_SECRET}),
+        ("srv", ("serve", BASE62_KEY), {BASE62_KEY}),
+        ("srv", ("--stdio", URLSAFE_KEY, "--port", "8080"), {URLSAFE_KEY}),
+        ("srv", ("--account", "prod", PADDED_KEY), {PADDED_KEY}),
+        ("srv", (f"--key-file-contents={PADDED_KEY}",), {PADDED_KEY}),
+        ("sh", ("-c", f"exec srv --stdio {AWS_SECRET}"), {AWS_SECRET}),
+        ("srv", ("--token", HEX_TOKEN), {HEX_TOKEN}),
+        # an id of a generated key's shape cannot be told from one: hidden (session 33)
+        ("npx", ("-y", "mcp-gsheets", SHEET_ID), {SHEET_ID}),
     ],
 )
 def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
     """T3, session 30: a key given positionally, no flag naming it, was shown. A word with
-    a service's key prefix is one, after a flag too; a random-looking word without one
-    (a commit SHA) is not: see the ordinary arguments below."""
+    a service's key prefix is one, after a flag too; so is one with a generated key's
+    shape, 32 characters of base64 or base64url with both cases and a digit (session 33:
+    an AWS secret key given alone was shown); a random-looking word shorter than that or
+    in one case (a commit SHA, hex ids) is not: see the ordinary arguments below."""
     assert secrets_of(command, *args) == keys
 
 
@@ -185,7 +209,6 @@ def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
         # ids a review found taken for keys by a shape rule, hidden in every result after
         HEX_KEY,  # a commit SHA (SHA-1 of "test")
         HEX_KEY.upper(),
-        "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms",  # a Google Sheet's id
         "aBcDeFgH1234IjKlMnOp56",  # a Figma file's key
         "team_a1B2c3D4e5F6g7H8i9J0",  # a Vercel team
         "acct_1032D82eZvKYlo2C",  # a Stripe account id
@@ -204,6 +227,23 @@ def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
         "Zq7Rk2mXv9LpW4tYc8Nb",
         "eyJhbGciOiJIUzI1NiJ9",  # a JWT's header alone
         "config.eyJ.json",
+        # beside the generated key's shape (session 33)
+        "/home/u/projects/my-app",
+        "--port=8080",
+        "stdio",
+        "ghcr.io/github/github-mcp-server:latest",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",  # a SHA-256
+        "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855",
+        "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP2024",  # one case
+        "src/components/Header2/HeaderNavigation",
+        "docs/Architecture/Overview2024/README",
+        "/Users/JaneDoe/Projects2024/MyApplication",
+        "AbstractSingletonProxyFactoryBean2024",
+        "Mistral-Small-24B-Instruct-2501-GGUF",
+        "Meta-Llama-3_1-70B-Instruct-Q4_K_M-00001",
+        "dGhpcyBpcyBhIHRlc3Q=",  # base64, short
+        "0ujtsYcgvSTl8PAuAdqWYSMnLOvA12",  # under 32 characters
+        "feature/AddLoginPage2ForUsersAndAdmins",
     ],
 )
 def test_an_ordinary_argument_is_no_secret(word):

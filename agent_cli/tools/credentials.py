@@ -69,9 +69,10 @@ asked here of variables, keys, flags and header names.
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
   whose header carries a credential: `named_header_credentials`; and an argument that is
-  a key on its own by a service's prefix (`npx -y some-mcp ghp_...`, `-- sk-live-...
-  serve`: `token_shape.has_prefixed_key`; an id without one, a commit SHA or a sheet's
-  id, is none). An argument a shell
+  a key on its own (`token_shape.has_key_alone`), by a service's prefix (`npx -y
+  some-mcp ghp_...`, `-- sk-live-... serve`) or a generated key's shape (`srv AKIA...
+  wJalrXUtnFEMI/K7MDENG/...`: 32 characters of base64 with both cases and a digit; a
+  commit SHA, a hex id, a shorter id is none). An argument a shell
   runs as a command line (`sh -c "exec srv --api-key X"`, `cmd /c`, `powershell
   -Command`: `tools.shell_command_lines`) is read as the shell reads it: the words of
   each of its commands by this same rule, a `NAME=value` before the program as an
@@ -112,7 +113,7 @@ from agent_cli.tools.path_values import is_path_value
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.setting_values import is_setting_value
 from agent_cli.tools.shell_command_lines import command_lines, command_words
-from agent_cli.tools.token_shape import has_prefixed_key, looks_like_token
+from agent_cli.tools.token_shape import has_key_alone, looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
 # Values a credential-named variable holds when it is a setting, not a secret.
@@ -297,7 +298,9 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             continue
         following = args[index + 1] if index + 1 < len(args) else None
         name, equals, value = argument.partition("=")
-        if name in HEADER_FLAGS:
+        if has_key_alone(argument):  # `npx -y some-mcp ghp_...`, `srv AKIA... wJal...`
+            yield argument
+        elif name in HEADER_FLAGS:
             line = value if equals else following
             if line is not None:
                 yield from _header_line_credentials(line)
@@ -313,8 +316,6 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             and not holds_no_secret(argument.lstrip("-"), following)
         ):
             yield from header_credentials(following)
-        elif has_prefixed_key(argument):  # `npx -y some-mcp ghp_...`: a key on its own
-            yield argument
     for line in lines.values():
         for words in command_words(line):
             yield from _arguments_credentials(words, depth + 1)
@@ -322,7 +323,7 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
 
 def _assignment_credentials(name: str, value: str) -> Iterator[str]:
     """Of `NAME=value` or `--flag=value` (one dash or two), the value when the name looks
-    like a credential or the value is a key by its shape (`has_prefixed_key`); of a
+    like a credential or the value is a key by its shape (`has_key_alone`); of a
     flag's value that is itself `NAME=value` (docker's `--env=GITHUB_TOKEN=X`,
     `--build-arg=NPM_TOKEN=X`), that value when so named."""
     if not _ARGUMENT_NAME.fullmatch(name):
@@ -331,7 +332,7 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
         # `--password=${DB_PASS}` names a value elsewhere; `--credentials=~/sa.json`, a file
         if not is_placeholder(value) and not holds_no_secret(name.lstrip("-"), value):
             yield from header_credentials(value)
-    elif has_prefixed_key(value):  # `--anon=eyJ...`, `KEY=ghp_...`: a key by its shape
+    elif has_key_alone(value):  # `--anon=eyJ...`, `KEY=ghp_...`: a key by its shape
         yield value
     elif name.startswith("-"):
         inner_name, equals, inner_value = value.partition("=")
