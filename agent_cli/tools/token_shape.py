@@ -17,10 +17,10 @@ letters, digits, `-` and `_` only, not a flag, not a UUID, not made of plain pie
 most 5), starting with a prefix services give their keys (`KEY_PREFIXES`: `sk-`,
 `xoxb-`, `ghp_`, ...) and at least `MIN_TOKEN_CHARS` long; or a JSON Web Token (three
 base64url parts joined by `.`, the first two JSON objects: `eyJ...`), which is a bearer
-credential wherever it is given. A random-looking word without
-such a prefix is no key here: in arguments it is far more often an id (a commit SHA, a
-sheet's or a model's id, a pod's name), and taking it for a secret would hide it in every
-result of the session.
+credential wherever it is given. A shorter or hex word without such a prefix is no key
+by this test: in arguments it is far more often an id (a commit SHA, a model's id, a
+pod's name), and taking it for a secret would hide it in every result of the session;
+a longer one of both cases and digits may be one by the next.
 `has_generated_key_shape(word)`: a word given on its own that is a generated key with no
 service's prefix (an AWS secret access key, `openssl rand -base64 32`,
 `secrets.token_urlsafe()`): at least `MIN_GENERATED_KEY_CHARS` characters (without its
