@@ -9,11 +9,12 @@ occurrence too.
 Contract:
 - `run_least(value)`: the fewest characters a run of `value` must hold to count:
   `RUN_MIN_CHARS`, and at least half the value; None when no run of it counts. Only a
-  token-like value has runs: of letters, digits and `+/=_.~-` alone, holding a letter and
-  a digit, at most `RUN_MAX_CHARS` long. A token's fixed prefix (`sk-ant-api03-`,
+  token-like value has runs: of letters, digits, `+/=_.~-` and the symbols generated
+  passwords hold (`!#$%^&*?|,;<>()[]{}`: `Zq7#vR2pL9!mK4wX8nT3`) alone, holding a letter
+  and a digit, at most `RUN_MAX_CHARS` long. A token's fixed prefix (`sk-ant-api03-`,
   `ghp_`, `xoxb-`, a JWT's header) is shorter than half of it, and a value with other
-  separators (a URL, a DSN, a host, a passphrase) shares whole words with ordinary text:
-  its runs do not count (its whole forms do).
+  separators (a URL, a DSN, a `user:password`, a passphrase, with `:`, `@` or blanks)
+  shares whole words with ordinary text: its runs do not count (its whole forms do).
 - `RunFinder(values).spans(text, pos, endpos)`: the runs in `text[pos:endpos]`, each as
   long as it goes (`(start, end)`, in order; overlapping runs of two values merged); a
   run is at most `longest_span` (`RUN_MAX_CHARS`) characters long.
@@ -40,12 +41,15 @@ from agent_cli.literal_trie import trie_pattern
 
 RUN_MIN_CHARS = 16
 RUN_MAX_CHARS = 128
-_TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
+# A key's characters, and the symbols generated passwords add; no blank, quote,
+# backslash, `:` or `@` (the separators of a URL, a DSN, a `user:password`).
+_TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.~!#$%^&*?|,;<>()\[\]{}-]+")
 _NO_END = 1 << 62  # `re`'s default `endpos`: as far as the text goes
 
 
 def is_token_like(value: str) -> bool:
-    """Letters, digits and `+/=_.~-` alone (`run_least`)."""
+    """Letters, digits, `+/=_.~-` and a password's symbols `!#$%^&*?|,;<>()[]{}` alone
+    (`run_least`)."""
     return _TOKEN_LIKE.fullmatch(value) is not None
 
 

@@ -80,8 +80,8 @@ little-endian words, `od -tx4`/`-tx8`, `xxd -e`/`-g 4`/`-g 8`/`-c 32`/`-b`/`-i`,
 `sed 's/./& /g'`), or a token's in pieces of 7 or more with separators between them
 (`agent_cli.secret_spacing`: `sed 's/.\\{8\\}/& /g'`, a JSON list of its pieces); a long run of a token-like value's own characters
 (`agent_cli.secret_runs`: at least 16 characters and half the value, so `cut -c1-48`,
-`cut -c14-`, `head -c` of a token or key hide what they keep; a value with separators, a
-URL, a DSN, a phrase, has no runs, its whole forms only); percent-encoded in any spelling
+`cut -c14-`, `head -c` of a token, key or generated password hide what they keep; a value
+with `:`, `@` or blanks, a URL, a DSN, a phrase, has no runs, its whole forms only); percent-encoded in any spelling
 and any of its characters escaped as JSON (`\\u0026`, Go's and Gson's way), HTML (`&#38;`,
 `&#x3C;`, `&amp;`), YAML, SQL or CSV (`''`, `""`) or `.properties` (`\\=`) write one, in
 any mix (`agent_cli.percent_forms`); a value on one line of up to 256 bytes with any of
