@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tools_support import FakeArtifactStore
+from tools_support import make_toolbox
 
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session.dotenv_secrets import load_dotenv_secrets
@@ -55,14 +55,7 @@ def toolbox(workspace: Path) -> Toolbox:
     at start (`load_dotenv_secrets`)."""
     environment = {"PATH": "/usr/bin:/bin"}
     values, _, _ = load_dotenv_secrets(workspace, environment)
-    return Toolbox(
-        workspace,
-        FakeArtifactStore(),
-        "s1",
-        auto_approve=True,
-        secret_environment=environment,
-        extra_secrets=values,
-    )
+    return make_toolbox(workspace, secret_environment=environment, extra_secrets=values)
 
 
 @pytest.fixture()

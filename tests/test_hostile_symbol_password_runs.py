@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tools_support import FakeArtifactStore
+from tools_support import make_toolbox
 
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.secret_runs import RUN_MIN_CHARS, run_least
@@ -28,13 +28,8 @@ PASSWORDS = [
 
 
 def toolbox(tmp_path: Path, password: str) -> Toolbox:
-    return Toolbox(
-        tmp_path,
-        FakeArtifactStore(),
-        "s1",
-        auto_approve=True,
-        secret_environment={"PATH": "/usr/bin:/bin", "DB_PASSWORD": password},
-    )
+    environment = {"PATH": "/usr/bin:/bin", "DB_PASSWORD": password}
+    return make_toolbox(tmp_path, secret_environment=environment)
 
 
 @pytest.mark.parametrize("password", PASSWORDS)
