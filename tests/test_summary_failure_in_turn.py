@@ -209,25 +209,3 @@ def test_an_api_refusal_quoting_a_secret_of_the_session_is_said_without_it(
     words = notice_text(failed)
     assert "invalid text near 'STRIPE_SECRET_KEY=[REDACTED]'" in words, words
     assert secret not in words and secret not in repr(failed.error)
-
-
-def test_a_summary_that_came_back_no_smaller_is_asked_for_once_in_a_turn(
-    server: Any, workspace: Path
-) -> None:
-    """A summary longer than what it would replace is paid for and thrown away; a later
-    compaction of the same turn asking again would most likely pay for the same again."""
-    long_summary = "The user asked to read files; " + "nothing more of note. " * 900
-    server.responder.summary_fault = lambda: Reply([text_block(long_summary)])
-    session = open_on(server, workspace, [])
-    drain(session.run_turn("Read the three files."))
-    before = summary_requests(server)
-
-    events = drain(session.run_turn("Read the three files again."))
-
-    assert turn_end(events).outcome == "ok"
-    fired = [e for e in events if isinstance(e, CompactionFired)]
-    assert len(fired) >= 2  # compaction ran more than once in the turn ...
-    assert summary_requests(server) - before == 1  # ... the summary was asked for once
-    assert notices(events, "summary_not_smaller")
-    assert not notices(events, SKIPPED_NO_SUMMARIZER)
-    assert all(r.rejection is None for r in server.requests)

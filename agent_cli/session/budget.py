@@ -154,10 +154,10 @@ class LoopGuard:
     when one would replace a worthwhile part (`worthwhile_summary_tokens`).
 
     `summary_failed`: a summary asked for in the running turn failed (its request ran out
-    of retries, timed out, or gave nothing usable) or came back no smaller than what it
-    would replace: no later compaction of the turn asks for one again (each would pay for
-    another series of attempts, minutes under a spinner, against a service that just
-    failed), until `new_turn`. `/compact` asks all the same.
+    of retries, timed out, or gave nothing usable): no later compaction of the turn asks
+    for one again (each would pay for another series of attempts, minutes under a
+    spinner, against a service that just failed), until `new_turn`. `/compact` asks all
+    the same.
     """
 
     min_fraction: float = 0.02

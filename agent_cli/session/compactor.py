@@ -48,14 +48,12 @@ since the last (200 MCP tool schemas at 88,000 of 80,000 tokens: 6 summary reque
 limit are never held so.
 
 A summary that failed (its request ran out of retries, timed out or brought nothing
-usable: `FAILED_SUMMARY_OUTCOMES`) or came back no smaller than what it would replace
-(`summary_not_smaller`, paid for all the same) holds the guard for the rest of the turn
-(`SUMMARY_HELD_FOR_THE_TURN`, `LoopGuard.summary_failed`, lifted by `begin_turn`): later
-automatic runs of the turn get no summarizer, so L3 prunes as when none is offered, and
-no `skipped_no_summarizer` warning is given for it; `/compact` asks all the same. Why:
-each compaction of a turn of tool calls asked again, a series of five billed attempts and
-half a minute under a spinner each time, against an API that had just failed (or a model
-that writes long summaries of this conversation). The failure's warning carries
+usable: `FAILED_SUMMARY_OUTCOMES`) holds the guard for the rest of the turn
+(`LoopGuard.summary_failed`, lifted by `begin_turn`): later automatic runs of the turn get
+no summarizer, so L3 prunes as when none is offered, and no `skipped_no_summarizer`
+warning is given for it; `/compact` asks all the same. Why: each compaction of a turn
+of tool calls asked again, a series of five billed attempts and half a minute under a
+spinner each time, against an API that had just failed. The failure's warning carries
 what the summarizer raised (`SummarizerFailed`, redacted of the session's secrets:
 `shown_errors`) and whether `/compact` asked, for the REPL to word; each retry of a
 summary request is told to `summary_retry_watcher` as it comes.
@@ -180,12 +178,9 @@ FAILED_LAYER_OUTCOMES = frozenset(
         SKIPPED_NO_SUMMARIZER,
     }
 )
-# Outcomes of a summary asked for that failed (no usable text came back).
+# Outcomes of a summary asked for that failed (no usable text came back): no later
+# automatic run of the same turn asks again (`LoopGuard.summary_failed`).
 FAILED_SUMMARY_OUTCOMES = frozenset({SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_UNICODE})
-# Outcomes of a summary asked for that the view did not take: it failed, or came back no
-# smaller than what it would replace (paid for all the same). No later automatic run of the
-# same turn asks again (`LoopGuard.summary_failed`).
-SUMMARY_HELD_FOR_THE_TURN = FAILED_SUMMARY_OUTCOMES | {SUMMARY_NOT_SMALLER}
 
 
 class Compactor:
@@ -395,10 +390,9 @@ class Compactor:
         self._guard.new_turn()
 
     def _note_failed_summary(self, reports: Iterable[Any]) -> None:
-        """After a summary that failed or came back no smaller, no automatic run of this turn
-        asks for one again: L3 prunes instead, as when no summarizer is offered
-        (`SUMMARY_HELD_FOR_THE_TURN`)."""
-        if any(report.outcome in SUMMARY_HELD_FOR_THE_TURN for report in reports):
+        """After a summary that failed, no automatic run of this turn asks for one again:
+        L3 prunes instead, as when no summarizer is offered (`LoopGuard.summary_failed`)."""
+        if any(report.outcome in FAILED_SUMMARY_OUTCOMES for report in reports):
             self._guard.note_summary_failed()
 
     def _failed_layer_notices(
