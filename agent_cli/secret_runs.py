@@ -17,7 +17,8 @@ Contract:
   shares whole words with ordinary text: its runs do not count (its whole forms do).
 - `RunFinder(values).spans(text, pos, endpos)`: the runs in `text[pos:endpos]`, each as
   long as it goes (`(start, end)`, in order; overlapping runs of two values merged); a
-  run is at most `longest_span` (`RUN_MAX_CHARS`) characters long.
+  run is at most `longest_span` (`RUN_MAX_CHARS`) characters long and holds a letter or a
+  digit (a line of `#` matches no password's run of symbols).
   Found fast: each value is tiled with blocks of `(least + 1) // 2` characters (a run of
   at least `2b - 1` characters holds a whole block of `b`), one literal regex finds the
   blocks, and each hit is extended left and right against the value. A run is read on
@@ -110,10 +111,15 @@ class RunFinder:
         while (hit := self._blocks.search(text, at, endpos)) is not None:
             for value, offset, least in self._places[hit.group()]:
                 start, end = _extend(text, hit.start(), hit.end(), value, offset, pos, endpos)
-                if end - start >= least:
+                if end - start >= least and _holds_a_letter_or_digit(text, start, end):
                     found.append((start, end))
             at = hit.start() + 1
         yield from merged_spans(iter(sorted(found)))
+
+
+def _holds_a_letter_or_digit(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is more than symbols (a run of `#` is no password's)."""
+    return any(c.isalnum() for c in text[start:end])
 
 
 def _extend(

@@ -24,7 +24,7 @@ from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session.dotenv_secrets import load_dotenv_secrets
 from agent_cli.tools import Toolbox
 from agent_cli.tools.credentials import decoded_credentials
-from agent_cli.tools.redaction import collect_mcp_secret_values
+from agent_cli.tools.redaction import collect_mcp_secret_values, find_secrets
 
 PEM_LINES = [
     "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7q2mZp4Xy1Lw9",
@@ -112,9 +112,10 @@ def test_a_credential_kept_in_base64_is_hidden_when_a_command_decodes_it(
         assert secret not in content, (command, content)
 
 
-def test_what_a_credential_decodes_to_is_read_whole_then_inside() -> None:
+def test_what_a_credential_decodes_to_is_read_inside_else_whole() -> None:
     found = set(decoded_credentials(encoded(SERVICE_ACCOUNT)))
-    assert SERVICE_ACCOUNT in found and PRIVATE_KEY in found
+    # the key's JSON holds a credential: that is learned, not the JSON whole (project ids)
+    assert PRIVATE_KEY in found and SERVICE_ACCOUNT not in found
     assert set(decoded_credentials(encoded(f"ci-bot:{REGISTRY_PASSWORD}"))) == {
         f"ci-bot:{REGISTRY_PASSWORD}",
         REGISTRY_PASSWORD,
@@ -159,3 +160,19 @@ def test_an_mcp_servers_credential_kept_in_base64_is_learned_decoded() -> None:
 
     values = collect_mcp_secret_values([Server()], {})
     assert REGISTRY_PASSWORD in values and f"ci-bot:{REGISTRY_PASSWORD}" in values
+
+
+def test_a_decoded_ordinary_word_or_a_urls_tail_is_no_secret() -> None:
+    """The review of session 33: `ci-bot:password` decoded blanked `password` in every
+    result; a URL's text after its scheme's `:` was taken for a password."""
+    values = find_secrets({"REGISTRY_AUTH": encoded("ci-bot:password")}).values
+    assert "ci-bot:password" in values and "password" not in values
+    url = "https://example.com/docs/index.html"
+    assert set(decoded_credentials(encoded(url))) == {url}
+
+
+def test_base64_wrapped_with_written_line_breaks_is_decoded() -> None:
+    """A `.env` value in quotes keeps base64's line breaks as `\\n`."""
+    text = encoded(f"ci-bot:{REGISTRY_PASSWORD}")
+    wrapped = text[:12] + "\\n" + text[12:]
+    assert REGISTRY_PASSWORD in set(decoded_credentials(wrapped))

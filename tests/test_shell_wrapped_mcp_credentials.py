@@ -244,6 +244,8 @@ def test_a_key_given_on_its_own_in_args_is_a_secret(command, args, keys):
         "dGhpcyBpcyBhIHRlc3Q=",  # base64, short
         "0ujtsYcgvSTl8PAuAdqWYSMnLOvA12",  # under 32 characters
         "feature/AddLoginPage2ForUsersAndAdmins",
+        "0xdAC17F958D2ee523a2206206994597C13D831ec7",  # an Ethereum address (EIP-55)
+        "createOrUpdateFileContentsInRepository2",
     ],
 )
 def test_an_ordinary_argument_is_no_secret(word):

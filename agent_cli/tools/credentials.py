@@ -81,10 +81,12 @@ asked here of variables, keys, flags and header names.
   is none.
 - `decoded_credentials(value)`: of a credential kept in base64 (as CI variables keep a
   registry's `user:password`, a service-account key or a kubeconfig: `GCP_SA_KEY`,
-  `REGISTRY_AUTH`, `KUBECONFIG_DATA`), what it decodes to when that is text (UTF-8,
-  printable but for line breaks and tabs), whole and trimmed; the password of a
-  `user:password` so decoded; and the credentials inside the text
-  (`credentials_inside`), each read the same way in turn, `MAX_DECODINGS` deep. A
+  `REGISTRY_AUTH`, `KUBECONFIG_DATA`; wrapped on lines or with its breaks written `\n`),
+  what it decodes to when that is text (UTF-8, printable but for line breaks and tabs):
+  the credentials inside the text (`credentials_inside`: a service-account key's
+  `private_key`, a kubeconfig's token), each read the same way in turn, `MAX_DECODINGS`
+  deep, or, when it holds none, the text whole and trimmed; and the password of a
+  `user:password` so decoded (a user part of a name's characters, no blank after). A
   command that decodes the value (`base64 -d`) prints the secret itself, not a form of
   it. A value whose octets are no text (a random key, a hex digest) decodes to nothing.
 Nothing here checks length: the caller leaves out values too short to tell from text.
@@ -212,8 +214,10 @@ def credentials_inside(value: str) -> Iterator[str]:
 
 
 MAX_DECODINGS = 3  # a credential encoded in base64 inside one encoded so, and once more
-_BASE64_TEXT = re.compile(r"[A-Za-z0-9+/_\-\s]{12,}={0,2}\s*")
+_BASE64_TEXT = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
+_BASE64_BREAKS = re.compile(r"\s+|\\n")  # line breaks, as written or as `\n` in a `.env`
 _TEXT_BLANKS = frozenset("\n\r\t")
+_USER_NAME = re.compile(r"[\w.@+-]+")  # the user part of a `user:password`
 
 
 def decoded_credentials(value: str, depth: int = MAX_DECODINGS) -> Iterator[str]:
@@ -222,22 +226,32 @@ def decoded_credentials(value: str, depth: int = MAX_DECODINGS) -> Iterator[str]
     text = _decoded_text(value)
     if text is None or depth <= 0:
         return
-    yield text
+    inside = list(dict.fromkeys(credentials_inside(text)))
+    if not inside:  # else what holds a credential is no credential whole (a key's JSON)
+        yield text
     user, colon, password = text.partition(":")
-    if colon and user and not any(c.isspace() for c in text):
+    if _is_user_password(user, colon, password):
         yield password  # `user:password`, as a registry's `auth` holds it
     yield from decoded_credentials(text, depth - 1)  # (encoded twice)
-    for inside in credentials_inside(text):
-        yield inside
-        yield from decoded_credentials(inside, depth - 1)
+    for found in inside:
+        yield found
+        yield from decoded_credentials(found, depth - 1)
+
+
+def _is_user_password(user: str, colon: str, password: str) -> bool:
+    """Whether `user:password` reads as a login (a URL's `https://...` is none)."""
+    if not colon or _USER_NAME.fullmatch(user) is None or password.startswith("//"):
+        return False
+    return not any(c.isspace() for c in password)
 
 
 def _decoded_text(value: str) -> str | None:
     """The text base64 `value` (either alphabet, wrapped on lines or not) stands for,
     trimmed, or None when it is no base64 or its octets are no printable UTF-8 text."""
-    if not _BASE64_TEXT.fullmatch(value):
+    compact = _BASE64_BREAKS.sub("", value)
+    if not _BASE64_TEXT.fullmatch(compact):
         return None
-    data = decode_base64("".join(value.split()))
+    data = decode_base64(compact)
     try:
         text = data.decode("utf-8").strip() if data else ""
     except UnicodeDecodeError:

@@ -203,7 +203,7 @@ def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
             why = _why_not_hidden(candidate, is_named)
             if why is None:
                 values.add(candidate)
-                values.update(_long_enough(decoded_credentials(candidate)))
+                values.update(_decoded_secrets([candidate]))
             elif len(candidate) >= SHORT_WORTH_SAYING:
                 unhidden[name] = why
     ordered = tuple(sorted(values, key=len, reverse=True))
@@ -216,6 +216,13 @@ def _why_not_hidden(value: str, is_named: bool) -> str | None:
     if not is_named and is_ordinary_word(value):
         return ORDINARY_WORD
     return None
+
+
+def _decoded_secrets(values: Iterable[str]) -> set[str]:
+    """What `values` decode to (`credentials.decoded_credentials`), but what is too short
+    or one ordinary word (`password` inside `ci-bot:password` would blank that word)."""
+    found = (decoded for value in values for decoded in decoded_credentials(value))
+    return {decoded for decoded in found if _why_not_hidden(decoded, False) is None}
 
 
 def named_secrets(environment: Mapping[str, str]) -> set[str]:
@@ -250,8 +257,7 @@ def collect_mcp_secret_values(
         # "..."]`), a command line written where a program belongs split at blanks
         program = server.command.split() if server.command else []
         values.update(argument_credentials([*program, *server.args]))
-    decoded = (found for value in list(values) for found in decoded_credentials(value))
-    return _long_enough([*values, *decoded])
+    return _long_enough([*values, *_decoded_secrets(values)])
 
 
 class SecretRedactor:

@@ -25,12 +25,14 @@ a longer one of both cases and digits may be one by the next.
 service's prefix (an AWS secret access key, `openssl rand -base64 32`,
 `secrets.token_urlsafe()`): at least `MIN_GENERATED_KEY_CHARS` characters (without its
 `=` padding) of one alphabet, base64's (`+`, `/`) or base64url's (`-`, `_`), with both
-cases and a digit, not a flag, a UUID or a path (`path_values.is_path_value`), and at
-least a third of its letters in runs (between `-`, `_`, `+`, `/` and digits) that read
-as no name: a name is at least `MIN_NAME_RUN` letters, `path_values.is_name_word` or
-capitalized words (`feature/AddLoginPage2ForUsers`, `JaneDoe/Projects2024/MyApp` are
-none). Measured on random keys (20,000 of each alphabet and length): about 1 in 100 of
-32 characters is missed, 1 in 300 of 40, 1 in 3,000 of 64 (and one that starts with `-`,
+cases and a digit, not a flag, a UUID, a `0x` hex address or a path
+(`path_values.is_path_value`), and at least a third of its letters in runs (between `-`,
+`_`, `+`, `/` and digits) that read as no name: a name is at least `MIN_NAME_RUN`
+letters, `path_values.is_name_word` or capitalized words after maybe 3 lower-case letters
+(`feature/AddLoginPage2ForUsers`, `JaneDoe/Projects2024/MyApp`,
+`createOrUpdateFileContentsInRepository2` are none; `getUserByIdV2AndRegion` is one).
+Measured on random keys (20,000 of each alphabet and length): about 1 in 100 of 32
+characters is missed, 1 in 300 of 40, 1 in 3,000 of 64 (and one that starts with `-`,
 1 in 64 of base64url, is a flag). Hex in one case
 (a commit SHA, a digest, a Cloudflare or Notion id), one case of letters (a ULID, a
 base32 seed) and anything shorter (a KSUID, a Figma key, a Stripe id) are none; a
@@ -135,7 +137,10 @@ _GENERATED_KEY = re.compile(r"(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}")
 # A generated key's runs of letters: between its separators and its digits.
 _LETTER_RUN_BREAKS = re.compile(r"[-_+/]|[0-9]+")
 MIN_NAME_RUN = 4
-_CAPITALIZED_WORDS = re.compile(r"(?:[A-Z][a-z]+)+")  # `MyApplication`, `JaneDoe`
+# `MyApplication`, `JaneDoe`, `createOrUpdateFile` (a lower-case start of 3 letters or more:
+# shorter ones let about three times more random keys read as names)
+_CAPITALIZED_WORDS = re.compile(r"(?:[a-z]{3,})?(?:[A-Z][a-z]+)+")
+_HEX_ADDRESS = re.compile(r"0x[0-9A-Fa-f]+")  # an Ethereum address, mixed case by EIP-55
 
 
 def has_generated_key_shape(word: str) -> bool:
@@ -144,6 +149,8 @@ def has_generated_key_shape(word: str) -> bool:
     if len(body) < MIN_GENERATED_KEY_CHARS or word.startswith("-"):
         return False
     if not _GENERATED_KEY.fullmatch(word) or _UUID.fullmatch(word) or is_path_value(word):
+        return False
+    if _HEX_ADDRESS.fullmatch(word):
         return False
     if not (_has(body, str.islower) and _has(body, str.isupper) and _has(body, str.isdigit)):
         return False
