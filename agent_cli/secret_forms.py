@@ -11,7 +11,8 @@ hex (lower and upper case) and Python's `repr` of its bytes (`byte_forms`,
 `repr` and `ascii`, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and
 single quotes, bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it
 written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`); the value reversed
-and in upper or lower case (`rewritten_forms`: `rev`, `tr a-z A-Z`); and, as one matcher
+and in upper or lower case (`rewritten_forms`: `rev`, `tr a-z A-Z`; of a key over several
+lines, each material line's mirror image: `mirrored_lines`); and, as one matcher
 each rather than a text (`percent_forms`, made by `url_forms`), the value with any of its
 characters escaped one by one, each as any escaper writes it (`agent_cli.character_escapes`: a URL's
 `%XX` (or `%25XX`, a URL inside a URL), JSON's `\\uXXXX` in either case, C's `\\xNN`,
@@ -326,7 +327,8 @@ class SecretForms:
         stretches: set[str] = set()
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
-                forms |= encoded_forms(value) | material_lines(value)
+                lines = material_lines(value)
+                forms |= encoded_forms(value) | lines | mirrored_lines(lines)
                 for printed in key_number_forms(value):
                     forms |= {printed} | material_lines(printed)
                 percent_forms |= url_forms(value)
@@ -543,6 +545,14 @@ def material_lines(value: str) -> set[str]:
     }
     material = {line for line in lines if _is_material(line)} | body_lines
     return material - public_key_lines(value)
+
+
+def mirrored_lines(lines: Iterable[str]) -> set[str]:
+    """The mirror image of each of a key's material `lines`: `rev key.pem` reverses each
+    line, and each line is a secret of its own (`material_lines`), so its mirror image is
+    too, as a one-line value's is (`rewritten_forms`). A line's case changes are left out:
+    they lose the case that base64 carries, and each costs forms to every session."""
+    return {line[::-1] for line in lines}
 
 
 def _is_material(line: str) -> bool:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,12 +26,13 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from tools_support import FakeArtifactStore
 
 from agent_cli.secret_encodings import rewritten_forms
-from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.secret_forms import REDACTED_MARK, material_lines
 from agent_cli.tools import Toolbox
 from agent_cli.tools.redaction import SecretRedactor, StreamRedactor
 
 TOKEN = "ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u"
 KEY = "sk-ant-api03-SECRETKEYVALUE1234567890abcdef"
+OPENSSL = shutil.which("openssl")
 
 
 def forms_of(secret: str) -> list[str]:
@@ -175,3 +178,21 @@ def test_rev_and_tr_of_the_dotenv_file_send_nothing_of_the_token(tmp_path):
     for where, text in enumerate([*bodies, *strings, *written, done.stdout + done.stderr]):
         for form in forms_of(TOKEN):
             assert form not in text, where
+
+
+@pytest.mark.skipif(OPENSSL is None, reason="no openssl binary installed")
+@pytest.mark.parametrize("command", ["rev key.pem", "rev .env", "rev key.pem | tac"])
+def test_each_line_of_a_known_private_key_reversed_is_hidden(tmp_path, command):
+    """Session 33: `rev key.pem` showed every line of a private key the session knows,
+    each mirrored, though each line printed alone is hidden (`material_lines`): whoever
+    reads them runs `rev` again. Each private line's mirror image is a secret too."""
+    made = [str(OPENSSL), "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]
+    key = subprocess.run(made, capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / "key.pem").write_text(key + "\n")
+    (tmp_path / ".env").write_text(f'SIGNING_KEY="{key}"\n')
+    box = toolbox(tmp_path, {"SIGNING_KEY": key})
+    content = box.run("bash", {"command": command}).content
+    private = material_lines(key)
+    assert private, "the key has private lines"
+    shown = [line for line in private if line[::-1] in content]
+    assert shown == [], (command, content)
