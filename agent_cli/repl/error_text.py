@@ -811,8 +811,7 @@ def _unreached_advice(kind: str, url: str | None) -> str | None:
     nothing listens on) is seen; None without a URL."""
     if kind not in ("connection", "timeout") or not url:
         return None
-    path = next((p for p in (MESSAGES_PATH, MODELS_PATH) if url.endswith(p)), "")
-    base = url.removesuffix(path) or url
+    base = url.removesuffix(MESSAGES_PATH).removesuffix(MODELS_PATH) or url
     if kind == "connection":
         return (  # refused, or dropped mid-answer: the transport's errors are alike
             f"the connection to {_c(base, 120)} failed or dropped; check ANTHROPIC_BASE_URL "
